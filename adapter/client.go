@@ -1,0 +1,208 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options tune a Client.
+type Options struct {
+	Timeout   time.Duration // per call, hello included; 0 means 10s
+	MaxFaults int           // consecutive faults before giving up; 0 means 3
+	Trace     *Trace        // receives restart events; may be nil
+}
+
+// Client runs calls against an implementation through one connection at a
+// time. After a fault it closes the connection, starts a new one on the next
+// call and replays hello; after MaxFaults faults in a row every call fails
+// with ErrGaveUp.
+type Client struct {
+	start Starter
+	suite string
+	opts  Options
+	hello Hello
+
+	nextID atomic.Int64
+
+	mu       sync.Mutex
+	conn     Conn
+	gen      int // connection generation, so one broken connection counts once
+	faults   int
+	gaveUp   bool
+	restarts int
+	stderr   string // stderr tail of the last connection that broke
+}
+
+// Dial starts a connection, sends hello for suite and returns a Client. An
+// error here means the implementation could not be started at all.
+func Dial(ctx context.Context, start Starter, suite string, opts Options) (*Client, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.MaxFaults <= 0 {
+		opts.MaxFaults = 3
+	}
+	c := &Client{start: start, suite: suite, opts: opts}
+	conn, hello, err := c.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.conn, c.hello = conn, hello
+	return c, nil
+}
+
+// connect opens a connection and performs the hello exchange on it.
+func (c *Client) connect(ctx context.Context) (Conn, Hello, error) {
+	conn, err := c.start(ctx)
+	if err != nil {
+		return nil, Hello{}, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	r, ex, err := conn.Call(hctx, 0, "hello", helloArgs(c.suite))
+	var h Hello
+	if err == nil {
+		h, err = decodeHello(r)
+		if err != nil {
+			err = fault(FaultHello, ex.Reply, "%v", err)
+		}
+	}
+	if err != nil {
+		stderr := conn.Stderr()
+		conn.Close()
+		var f *Fault
+		if errors.As(err, &f) && f.Kind != FaultHello && f.Kind != FaultStart {
+			f = &Fault{Kind: FaultHello, Msg: "no valid hello reply", Line: f.Line, Err: f}
+			err = f
+		}
+		if stderr != "" {
+			return nil, Hello{}, &StartError{Err: err, Stderr: stderr}
+		}
+		return nil, Hello{}, err
+	}
+	return conn, h, nil
+}
+
+// StartError is a failure to start an implementation, with what it logged.
+type StartError struct {
+	Err    error
+	Stderr string
+}
+
+func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Hello returns what the implementation said in its first hello.
+func (c *Client) Hello() Hello { return c.hello }
+
+// Offers reports whether the implementation offers op.
+func (c *Client) Offers(op string) bool { return c.hello.Offers(op) }
+
+// GaveUp reports whether the client stopped after repeated faults.
+func (c *Client) GaveUp() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gaveUp
+}
+
+// Restarts returns how many times a broken connection was replaced.
+func (c *Client) Restarts() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.restarts
+}
+
+// Stderr returns the stderr tail of the current connection, or of the last
+// one that broke when there is none.
+func (c *Client) Stderr() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		return c.conn.Stderr()
+	}
+	return c.stderr
+}
+
+// Call sends op with args (one JSON value) and waits for the reply, at most
+// the per-call timeout. A fault is returned as a *Fault and the connection is
+// replaced on the next call.
+func (c *Client) Call(ctx context.Context, op string, args []byte) (*Reply, *Exchange, error) {
+	conn, gen, err := c.current(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	r, ex, err := conn.Call(cctx, c.nextID.Add(1), op, args)
+	var f *Fault
+	switch {
+	case errors.As(err, &f):
+		c.broke(conn, gen, f)
+	case err == nil:
+		c.mu.Lock()
+		if gen == c.gen {
+			c.faults = 0
+		}
+		c.mu.Unlock()
+	}
+	return r, ex, err
+}
+
+// current returns the live connection, starting one if the last broke.
+func (c *Client) current(ctx context.Context) (Conn, int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gaveUp {
+		return nil, 0, ErrGaveUp
+	}
+	if c.conn == nil {
+		c.opts.Trace.event("restarting adapter and replaying hello")
+		conn, _, err := c.connect(ctx)
+		if err != nil {
+			c.countFault()
+			return nil, 0, fmt.Errorf("restarting adapter: %w", err)
+		}
+		c.conn = conn
+		c.gen++
+		c.restarts++
+	}
+	return c.conn, c.gen, nil
+}
+
+// broke retires conn after a fault, once per connection.
+func (c *Client) broke(conn Conn, gen int, f *Fault) {
+	c.mu.Lock()
+	if gen != c.gen || c.conn == nil {
+		c.mu.Unlock()
+		return
+	}
+	c.conn = nil
+	c.stderr = conn.Stderr()
+	c.countFault()
+	c.mu.Unlock()
+	conn.Close()
+}
+
+func (c *Client) countFault() {
+	c.faults++
+	if c.faults >= c.opts.MaxFaults && !c.gaveUp {
+		c.gaveUp = true
+		c.opts.Trace.event("giving up after %d faults in a row", c.faults)
+	}
+}
+
+// Close ends the current connection.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	conn := c.conn
+	c.conn = nil
+	c.mu.Unlock()
+	if conn != nil {
+		return conn.Close()
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package adapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Handler is an implementation under test that runs in referee's own process.
+type Handler interface {
+	// Hello describes the implementation and the ops it offers.
+	Hello() Hello
+	// Handle performs one op. It returns the ok value as JSON text, or an err.
+	Handle(ctx context.Context, op string, args []byte) (json.RawMessage, *Error)
+}
+
+// InProcess returns a Starter for an in-process Handler. Requests and replies
+// are rendered as protocol lines, so evidence looks the same as for a child.
+func InProcess(h Handler) Starter {
+	return func(ctx context.Context) (Conn, error) { return &local{h: h}, nil }
+}
+
+type local struct{ h Handler }
+
+func (l *local) Call(ctx context.Context, id int64, op string, args []byte) (r *Reply, ex *Exchange, err error) {
+	line, err := encodeRequest(id, op, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	ex = &Exchange{Request: line}
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = nil, &Fault{Kind: FaultExit, Msg: fmt.Sprintf("in-process implementation panicked: %v", p)}
+		}
+	}()
+	var b bytes.Buffer
+	b.WriteString(`{"id":` + strconv.FormatInt(id, 10))
+	if op == "hello" {
+		hello, _ := MarshalArgs(l.h.Hello())
+		b.WriteString(`,"ok":`)
+		b.Write(hello)
+	} else {
+		ok, e := l.h.Handle(ctx, op, args)
+		if e != nil {
+			b.WriteString(`,"err":`)
+			b.Write(encodeError(e))
+		} else {
+			b.WriteString(`,"ok":`)
+			b.Write(ok)
+		}
+	}
+	b.WriteByte('}')
+	ex.Reply = b.Bytes()
+	r, err = decodeReply(ex.Reply)
+	if err != nil {
+		return nil, ex, fault(FaultBadLine, ex.Reply, "in-process reply is not valid (%v)", err)
+	}
+	return r, ex, nil
+}
+
+func (l *local) Stderr() string { return "" }
+func (l *local) Close() error   { return nil }
+
+// encodeError renders e as an err object; Members, when set, are written as they stand.
+func encodeError(e *Error) []byte {
+	if len(e.Members) > 0 {
+		var b bytes.Buffer
+		b.WriteByte('{')
+		for i, m := range e.Members {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := MarshalArgs(m.Key)
+			b.Write(k)
+			b.WriteByte(':')
+			b.WriteString(m.Value.String())
+		}
+		b.WriteByte('}')
+		return b.Bytes()
+	}
+	obj := map[string]string{}
+	if e.Code != "" {
+		obj["code"] = e.Code
+	}
+	if e.Message != "" {
+		obj["message"] = e.Message
+	}
+	out, _ := MarshalArgs(obj)
+	return out
+}

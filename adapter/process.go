@@ -1,0 +1,299 @@
+package adapter
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// ProcessConfig says how to start an adapter as a child process.
+type ProcessConfig struct {
+	Argv   []string      // program and arguments, started without a shell
+	Dir    string        // working directory; "" inherits referee's
+	Env    []string      // environment; nil inherits referee's
+	Grace  time.Duration // how long to wait after closing stdin before killing; 0 means 2s
+	Stderr io.Writer     // if set, receives a live copy of the adapter's stderr
+	Trace  *Trace        // if set, records every line each way
+}
+
+// Process is a Conn to an adapter running as a child process, speaking
+// NDJSON over its stdin and stdout.
+type Process struct {
+	cfg    ProcessConfig
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *tail
+
+	writeMu sync.Mutex
+
+	mu      sync.Mutex
+	pending map[int64]chan *Reply
+	lines   map[int64][]byte // reply line for each delivered id
+	dead    chan struct{}    // closed when the connection is over
+	deadErr *Fault
+	exited  chan struct{} // closed once the process has been waited for
+}
+
+// StartProcess starts the adapter program. It does not send hello.
+func StartProcess(cfg ProcessConfig) (*Process, error) {
+	if len(cfg.Argv) == 0 {
+		return nil, &Fault{Kind: FaultStart, Msg: "no adapter program given"}
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = 2 * time.Second
+	}
+	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
+	cmd.Dir = cfg.Dir
+	cmd.Env = cfg.Env
+	setProcessGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, &Fault{Kind: FaultStart, Msg: "stdin pipe", Err: err}
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, &Fault{Kind: FaultStart, Msg: "stdout pipe", Err: err}
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, &Fault{Kind: FaultStart, Msg: "stderr pipe", Err: err}
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, &Fault{Kind: FaultStart, Msg: fmt.Sprintf("cannot start %q", cfg.Argv[0]), Err: err}
+	}
+	p := &Process{
+		cfg:     cfg,
+		cmd:     cmd,
+		stdin:   stdin,
+		stderr:  newTail(64 << 10),
+		pending: make(map[int64]chan *Reply),
+		lines:   make(map[int64][]byte),
+		dead:    make(chan struct{}),
+		exited:  make(chan struct{}),
+	}
+	cfg.Trace.event("started %q (pid %d)", cfg.Argv, cmd.Process.Pid)
+	stderrDone := make(chan struct{})
+	go p.copyStderr(stderr, stderrDone)
+	go p.readStdout(stdout, stderrDone)
+	return p, nil
+}
+
+func (p *Process) copyStderr(r io.Reader, done chan<- struct{}) {
+	defer close(done)
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			p.stderr.Write(line)
+			p.cfg.Trace.line("!!", bytes.TrimRight(line, "\n"))
+			if p.cfg.Stderr != nil {
+				p.cfg.Stderr.Write(line)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *Process) readStdout(r io.Reader, stderrDone <-chan struct{}) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := readLine(br, MaxLine)
+		if errors.Is(err, errLineTooLong) {
+			p.cfg.Trace.line("<-", line[:min(len(line), 4096)])
+			p.fail(fault(FaultTooLong, line, "stdout line longer than %d bytes", MaxLine))
+			break
+		}
+		if len(line) > 0 || err == nil {
+			p.cfg.Trace.line("<-", line)
+			p.deliver(line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	// Drain so the child is never blocked writing to a full pipe.
+	go io.Copy(io.Discard, r)
+	<-stderrDone
+	err := p.cmd.Wait()
+	status := "exited with status 0"
+	if err != nil {
+		status = err.Error()
+	}
+	p.cfg.Trace.event("adapter %s", status)
+	p.fail(&Fault{Kind: FaultExit, Msg: "adapter " + status})
+	close(p.exited)
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one line without its newline (or CRLF), failing once the
+// line passes max bytes.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		n := len(line)
+		if err == nil {
+			n-- // the newline
+		}
+		if n > max {
+			return line, errLineTooLong
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return line, err
+		}
+		line = line[:n]
+		if n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		return line, nil
+	}
+}
+
+func (p *Process) deliver(line []byte) {
+	r, err := decodeReply(line)
+	if err != nil {
+		p.fail(fault(FaultBadLine, line, "stdout line is not a valid reply (%v)", err))
+		return
+	}
+	p.mu.Lock()
+	ch, ok := p.pending[r.ID]
+	if ok {
+		delete(p.pending, r.ID)
+		p.lines[r.ID] = line
+	}
+	p.mu.Unlock()
+	if !ok {
+		p.fail(fault(FaultUnknownID, line, "reply id %d matches no request in flight", r.ID))
+		return
+	}
+	ch <- r
+}
+
+// fail ends the connection with f, the first fault seen; the process group is killed.
+func (p *Process) fail(f *Fault) {
+	p.mu.Lock()
+	if p.deadErr != nil {
+		p.mu.Unlock()
+		return
+	}
+	p.deadErr = f
+	close(p.dead)
+	p.mu.Unlock()
+	if f.Kind != FaultExit {
+		p.cfg.Trace.event("fault: %s", f.Error())
+	}
+	killProcessGroup(p.cmd)
+}
+
+// Call sends one request line and waits for the reply with the same id.
+func (p *Process) Call(ctx context.Context, id int64, op string, args []byte) (*Reply, *Exchange, error) {
+	line, err := encodeRequest(id, op, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	ex := &Exchange{Request: line}
+	ch := make(chan *Reply, 1)
+	p.mu.Lock()
+	if p.deadErr != nil {
+		f := p.deadErr
+		p.mu.Unlock()
+		return nil, ex, f
+	}
+	p.pending[id] = ch
+	p.mu.Unlock()
+
+	p.writeMu.Lock()
+	p.cfg.Trace.line("->", line)
+	_, werr := p.stdin.Write(append(line, '\n'))
+	p.writeMu.Unlock()
+	if werr != nil {
+		// The process is going away; its exit is the better explanation.
+		select {
+		case <-p.dead:
+		case <-time.After(time.Second):
+			p.fail(&Fault{Kind: FaultExit, Msg: "cannot write to adapter stdin", Err: werr})
+		}
+	}
+
+	select {
+	case r := <-ch:
+		p.mu.Lock()
+		ex.Reply = p.lines[id]
+		delete(p.lines, id)
+		p.mu.Unlock()
+		return r, ex, nil
+	case <-p.dead:
+		p.mu.Lock()
+		delete(p.pending, id)
+		f := p.deadErr
+		p.mu.Unlock()
+		ex.Reply = f.Line
+		return nil, ex, f
+	case <-ctx.Done():
+		p.mu.Lock()
+		delete(p.pending, id)
+		p.mu.Unlock()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			f := &Fault{Kind: FaultTimeout, Msg: fmt.Sprintf("no reply to %s (id %d) in time", op, id)}
+			p.fail(f)
+			return nil, ex, f
+		}
+		return nil, ex, ctx.Err()
+	}
+}
+
+// Stderr returns the last 64 KiB the adapter wrote to stderr.
+func (p *Process) Stderr() string { return p.stderr.String() }
+
+// Close closes the adapter's stdin, waits the grace period for it to exit,
+// then kills its process group.
+func (p *Process) Close() error {
+	p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(p.cfg.Grace):
+		p.cfg.Trace.event("adapter still running %s after stdin closed: killing it", p.cfg.Grace)
+		killProcessGroup(p.cmd)
+		<-p.exited
+	}
+	killProcessGroup(p.cmd) // anything the adapter left behind in its group
+	return nil
+}
+
+// tail keeps the last n bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	n   int
+	buf []byte
+}
+
+func newTail(n int) *tail { return &tail{n: n} }
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.n {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.n:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

@@ -1,0 +1,78 @@
+package canon
+
+import (
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sharedDir returns the project's shared directory named by REFEREE_SHARED,
+// skipping the test when it is unset. A relative path is tried from the
+// package directory and then from the module root.
+func sharedDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("REFEREE_SHARED")
+	if dir == "" {
+		t.Skip("REFEREE_SHARED not set: the RFC 8785 test data lives in ../shared/corpora/jcs; run with REFEREE_SHARED=../shared")
+	}
+	if !filepath.IsAbs(dir) {
+		if _, err := os.Stat(dir); err != nil {
+			if _, err := os.Stat(filepath.Join("..", dir)); err == nil {
+				dir = filepath.Join("..", dir)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "corpora")); err != nil {
+		t.Fatalf("REFEREE_SHARED=%s has no corpora directory: %v", os.Getenv("REFEREE_SHARED"), err)
+	}
+	return dir
+}
+
+func TestRFC8785TestData(t *testing.T) {
+	dir := filepath.Join(sharedDir(t), "corpora", "jcs")
+	inputs, err := filepath.Glob(filepath.Join(dir, "input", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inputs) != 6 {
+		t.Fatalf("found %d input files in %s, want 6", len(inputs), dir)
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".json")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hexText, err := os.ReadFile(filepath.Join(dir, "outhex", name+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantHex, err := hex.DecodeString(strings.Join(strings.Fields(string(hexText)), ""))
+			if err != nil {
+				t.Fatalf("outhex/%s.txt: %v", name, err)
+			}
+			wantJSON, err := os.ReadFile(filepath.Join(dir, "output", name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := JCS.Canonicalize(data, ReadOptions{})
+			if err != nil {
+				t.Fatalf("Canonicalize: %v", err)
+			}
+			if string(got) != string(wantHex) {
+				t.Errorf("Canonicalize = %q\nwant outhex %q", got, wantHex)
+			}
+			if string(got) != string(wantJSON) {
+				t.Errorf("Canonicalize = %q\nwant output %q", got, wantJSON)
+			}
+			// Canonical output is a fixed point.
+			again, err := JCS.Canonicalize(got, ReadOptions{})
+			if err != nil || string(again) != string(got) {
+				t.Errorf("Canonicalize of the output = %q, %v", again, err)
+			}
+		})
+	}
+}

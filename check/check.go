@@ -1,0 +1,126 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+)
+
+// Status is the verdict of one check.
+type Status string
+
+// The four statuses.
+const (
+	Pass       Status = "pass"        // the implementation answered as the corpus requires
+	Fail       Status = "fail"        // it answered, wrongly
+	NotChecked Status = "not-checked" // a capability it did not declare, or a precondition it could not meet
+	Error      Status = "error"       // the adapter broke: crash, hang, garbage
+)
+
+// Check is one conformance check.
+type Check struct {
+	ID    string   // stable, hierarchical, from corpus names: "jcs/numbers/1e21"
+	Doc   string   // what it proves, in one sentence
+	Needs []string // adapter ops it calls; it is not-checked if any is not offered
+	// Explain says, in a few lines, what the check sends and what it expects.
+	Explain string
+	Run   func(ctx context.Context, s *Session) Outcome
+}
+
+// Suite is a named, ordered set of checks built from one corpus.
+type Suite struct {
+	Name         string
+	Version      string // the suite's own version, reported with results
+	Corpus       string // where the corpus came from: "embedded" or a path
+	CorpusDigest string // "sha256:<hex>" of the corpus
+	Checks       []Check
+}
+
+// Outcome is what a check's Run decides.
+type Outcome struct {
+	Status   Status
+	Reason   string // one line: why it is not a pass
+	Expected string
+	Actual   string
+	Diff     *Diff
+	Notes    []string
+	err      error
+}
+
+// Passed returns a passing outcome.
+func Passed() Outcome { return Outcome{Status: Pass} }
+
+// Failed returns a failing outcome with expected and actual values.
+func Failed(reason, expected, actual string) Outcome {
+	return Outcome{Status: Fail, Reason: reason, Expected: expected, Actual: actual}
+}
+
+// Skipped returns a not-checked outcome.
+func Skipped(reason string) Outcome { return Outcome{Status: NotChecked, Reason: reason} }
+
+// Broke returns the error outcome of a call that faulted.
+func Broke(err error) Outcome { return Outcome{Status: Error, Reason: err.Error(), err: err} }
+
+// SameBytes passes when actual equals expected byte for byte, and otherwise
+// fails with both texts and a diff at the first differing offset.
+func SameBytes(what string, expected, actual []byte) Outcome {
+	d := DiffBytes(expected, actual)
+	if d == nil {
+		return Passed()
+	}
+	o := Failed(fmt.Sprintf("%s differs at byte %d", what, d.Offset), string(expected), string(actual))
+	o.Diff = d
+	return o
+}
+
+// Result is the verdict of one check with its evidence.
+type Result struct {
+	ID       string
+	Status   Status
+	Reason   string
+	Expected string
+	Actual   string
+	Evidence Evidence
+	Duration time.Duration
+	notRun   bool // never got a verdict: the run ended first
+}
+
+// Evidence is what a non-pass result carries so a reader can see and repeat it.
+type Evidence struct {
+	Diff      *Diff              `json:"diff,omitempty"`
+	Notes     []string           `json:"notes,omitempty"`
+	Exchanges []adapter.Exchange `json:"-"`
+	Stderr    string             `json:"stderr,omitempty"`
+	Repro     string             `json:"repro,omitempty"`
+}
+
+// Session is a check's handle on the implementation under test; it records
+// every exchange for evidence.
+type Session struct {
+	client    *adapter.Client
+	exchanges []adapter.Exchange
+	fault     error
+}
+
+// Call sends op with args (marshalled as JSON; a json.RawMessage is sent as it
+// stands) and returns the reply. An error is a fault or a cancelled run: end
+// the check with Broke(err).
+func (s *Session) Call(ctx context.Context, op string, args any) (*adapter.Reply, error) {
+	raw, err := adapter.MarshalArgs(args)
+	if err != nil {
+		return nil, fmt.Errorf("check: args of %s: %w", op, err)
+	}
+	r, ex, err := s.client.Call(ctx, op, raw)
+	if ex != nil {
+		s.exchanges = append(s.exchanges, *ex)
+	}
+	if err != nil && s.fault == nil {
+		s.fault = err
+	}
+	return r, err
+}
+
+// Offers reports whether the implementation offers op.
+func (s *Session) Offers(op string) bool { return s.client.Offers(op) }

@@ -1,0 +1,136 @@
+package check
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Pattern selects check IDs by whole segments: each segment is a path.Match
+// pattern ("*" is any one segment, "num*" a prefix), "**" is any number of
+// segments, and a pattern that matches the first segments of an ID selects
+// everything below them ("jcs/numbers" selects "jcs/numbers/1e21").
+type Pattern struct {
+	text string
+	segs []string
+}
+
+// ParsePattern checks the syntax of one pattern.
+func ParsePattern(s string) (Pattern, error) {
+	if s == "" || strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") || strings.Contains(s, "//") {
+		return Pattern{}, fmt.Errorf("pattern %q: segments must be non-empty and separated by single slashes", s)
+	}
+	segs := strings.Split(s, "/")
+	for _, seg := range segs {
+		if seg == "**" {
+			continue
+		}
+		if _, err := path.Match(seg, ""); err != nil {
+			return Pattern{}, fmt.Errorf("pattern %q: segment %q: %w", s, seg, err)
+		}
+	}
+	return Pattern{text: s, segs: segs}, nil
+}
+
+func (p Pattern) String() string { return p.text }
+
+// Match reports whether p selects id.
+func (p Pattern) Match(id string) bool {
+	return matchSegs(p.segs, strings.Split(id, "/"))
+}
+
+// matchSegs matches pattern segments against a leading run of id segments.
+func matchSegs(pat, id []string) bool {
+	if len(pat) == 0 {
+		return true // the pattern is a prefix of the ID
+	}
+	if pat[0] == "**" {
+		for i := 0; i <= len(id); i++ {
+			if matchSegs(pat[1:], id[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(id) == 0 {
+		return false
+	}
+	if ok, _ := path.Match(pat[0], id[0]); !ok {
+		return false
+	}
+	return matchSegs(pat[1:], id[1:])
+}
+
+// SelectError is a selection pattern that matches no check.
+type SelectError struct {
+	Flag    string // "--run" or "--skip"
+	Pattern string
+}
+
+func (e *SelectError) Error() string {
+	return fmt.Sprintf("%s %s matches no check (see `referee list SUITE` for the IDs)", e.Flag, e.Pattern)
+}
+
+// Select keeps the checks that match any run pattern (all when run is empty)
+// and no skip pattern. A pattern that matches no check at all is an error, so
+// a typo cannot pass a CI job by selecting nothing.
+func Select(checks []Check, run, skip []string) ([]Check, error) {
+	runP, err := parsePatterns(run)
+	if err != nil {
+		return nil, err
+	}
+	skipP, err := parsePatterns(skip)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range runP {
+		if !anyMatch(checks, p) {
+			return nil, &SelectError{Flag: "--run", Pattern: run[i]}
+		}
+	}
+	for i, p := range skipP {
+		if !anyMatch(checks, p) {
+			return nil, &SelectError{Flag: "--skip", Pattern: skip[i]}
+		}
+	}
+	var out []Check
+	for _, c := range checks {
+		if (len(runP) == 0 || matchesAny(runP, c.ID)) && !matchesAny(skipP, c.ID) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the selection leaves no check to run")
+	}
+	return out, nil
+}
+
+func parsePatterns(ss []string) ([]Pattern, error) {
+	ps := make([]Pattern, 0, len(ss))
+	for _, s := range ss {
+		p, err := ParsePattern(s)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+func anyMatch(checks []Check, p Pattern) bool {
+	for _, c := range checks {
+		if p.Match(c.ID) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesAny(ps []Pattern, id string) bool {
+	for _, p := range ps {
+		if p.Match(id) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,363 @@
+// Package corpus reads conformance corpora from a directory or an embed.FS,
+// pinning their files with a manifest of SHA-256 digests when they carry one.
+package corpus
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/refereehq/referee/canon"
+)
+
+// ManifestName is the file, at a corpus's root, that pins its files.
+const ManifestName = "manifest.json"
+
+// Corpus is a readable, verified set of corpus files.
+type Corpus struct {
+	Name     string    // where it came from: a directory path or "embedded:<suite>"
+	FS       fs.FS     // the files, rooted at the corpus
+	Manifest *Manifest // nil when the corpus has no manifest
+	Digest   string    // "sha256:<hex>": of the manifest's bytes, or of the file list when there is none
+	files    []string
+}
+
+// Manifest is a parsed manifest.json: each relative path's "sha256:<hex>",
+// plus the other members, kept as metadata.
+type Manifest struct {
+	Files map[string]string
+	Meta  []canon.Member // members other than "files", in order
+}
+
+// Problem is one way a corpus differs from its manifest or breaks the rules.
+type Problem struct {
+	Path string
+	Msg  string
+}
+
+// Error lists every problem found in a corpus.
+type Error struct {
+	Corpus   string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "corpus %s: ", e.Corpus)
+	if len(e.Problems) == 1 {
+		fmt.Fprintf(&b, "%s: %s", e.Problems[0].Path, e.Problems[0].Msg)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d problems", len(e.Problems))
+	for _, p := range e.Problems {
+		fmt.Fprintf(&b, "\n  %s: %s", p.Path, p.Msg)
+	}
+	return b.String()
+}
+
+// OpenDir opens the corpus in dir, refusing symlinks that lead out of it.
+func OpenDir(dir string) (*Corpus, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", dir, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("corpus %s: not a directory", dir)
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", dir, err)
+	}
+	return open(os.DirFS(root), dir, root)
+}
+
+// Open opens a corpus held in fsys (an embed.FS or a sub-tree of one).
+func Open(fsys fs.FS, name string) (*Corpus, error) { return open(fsys, name, "") }
+
+func open(fsys fs.FS, name, osRoot string) (*Corpus, error) {
+	c := &Corpus{Name: name, FS: fsys}
+	var problems []Problem
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			problems = append(problems, Problem{p, err.Error()})
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if msg := symlinkProblem(osRoot, p); msg != "" {
+				problems = append(problems, Problem{p, msg})
+				return nil
+			}
+			if st, err := fs.Stat(fsys, p); err == nil && st.IsDir() {
+				return nil // its files are reached by their real path
+			}
+		} else if d.IsDir() {
+			return nil
+		}
+		if p != ManifestName {
+			c.files = append(c.files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", name, err)
+	}
+	sort.Strings(c.files)
+
+	raw, err := fs.ReadFile(fsys, ManifestName)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.Digest = listDigest(fsys, c.files, &problems)
+	case err != nil:
+		problems = append(problems, Problem{ManifestName, err.Error()})
+	default:
+		m, perr := ParseManifest(raw)
+		if perr != nil {
+			problems = append(problems, Problem{ManifestName, perr.Error()})
+			break
+		}
+		c.Manifest = m
+		problems = append(problems, m.check(fsys, c.files)...)
+		c.Digest = digest(raw)
+	}
+	if len(problems) > 0 {
+		return nil, &Error{Corpus: name, Problems: problems}
+	}
+	return c, nil
+}
+
+// symlinkProblem says why the symlink at p may not be followed, or "".
+func symlinkProblem(osRoot, p string) string {
+	if osRoot == "" {
+		return "symlinks are not allowed here"
+	}
+	target, err := filepath.EvalSymlinks(filepath.Join(osRoot, filepath.FromSlash(p)))
+	if err != nil {
+		return "broken symlink: " + err.Error()
+	}
+	rel, err := filepath.Rel(osRoot, target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "symlink leads out of the corpus, to " + target
+	}
+	return ""
+}
+
+// ParseManifest reads a manifest.json: an object whose "files" member maps
+// relative paths to "sha256:<64 lowercase hex>".
+func ParseManifest(raw []byte) (*Manifest, error) {
+	v, err := canon.Parse(raw, canon.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if v.Kind != canon.Object {
+		return nil, errors.New("manifest is not a JSON object")
+	}
+	m := &Manifest{}
+	for _, mem := range v.Members {
+		if mem.Key != "files" {
+			m.Meta = append(m.Meta, mem)
+			continue
+		}
+		if mem.Value.Kind != canon.Object {
+			return nil, errors.New(`manifest member "files" is not an object`)
+		}
+		m.Files = make(map[string]string, len(mem.Value.Members))
+		for _, f := range mem.Value.Members {
+			if f.Value.Kind != canon.String {
+				return nil, fmt.Errorf("manifest entry %q is not a string", f.Key)
+			}
+			m.Files[f.Key] = f.Value.Str
+		}
+	}
+	if m.Files == nil {
+		return nil, errors.New(`manifest has no "files" member`)
+	}
+	return m, nil
+}
+
+// check compares the manifest with the files on disk.
+func (m *Manifest) check(fsys fs.FS, onDisk []string) []Problem {
+	var problems []Problem
+	listed := make([]string, 0, len(m.Files))
+	for p := range m.Files {
+		listed = append(listed, p)
+	}
+	sort.Strings(listed)
+	present := make(map[string]bool, len(onDisk))
+	for _, p := range onDisk {
+		present[p] = true
+	}
+	for _, p := range listed {
+		want := m.Files[p]
+		switch {
+		case !safePath(p):
+			problems = append(problems, Problem{p, "path escapes the corpus root or is not a clean relative path"})
+		case p == ManifestName:
+			problems = append(problems, Problem{p, "the manifest cannot list itself"})
+		case !validDigest(want):
+			problems = append(problems, Problem{p, fmt.Sprintf("digest %q is not sha256:<64 lowercase hex>", want)})
+		case !present[p]:
+			problems = append(problems, Problem{p, "listed in the manifest but missing"})
+		default:
+			b, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				problems = append(problems, Problem{p, err.Error()})
+			} else if got := digest(b); got != want {
+				problems = append(problems, Problem{p, fmt.Sprintf("digest mismatch: manifest has %s, file has %s", want, got)})
+			}
+		}
+	}
+	for _, p := range onDisk {
+		if _, ok := m.Files[p]; !ok {
+			problems = append(problems, Problem{p, "on disk but not listed in the manifest"})
+		}
+	}
+	return problems
+}
+
+func safePath(p string) bool {
+	return fs.ValidPath(p) && p != "." && path.Clean(p) == p && !strings.Contains(p, `\`)
+}
+
+func validDigest(d string) bool {
+	h, ok := strings.CutPrefix(d, "sha256:")
+	if !ok || len(h) != 64 {
+		return false
+	}
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// listDigest digests a corpus without a manifest: SHA-256 over one line
+// "<digest>  <path>\n" per file, in path order.
+func listDigest(fsys fs.FS, files []string, problems *[]Problem) string {
+	var b bytes.Buffer
+	for _, p := range files {
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			*problems = append(*problems, Problem{p, err.Error()})
+			continue
+		}
+		fmt.Fprintf(&b, "%s  %s\n", digest(data), p)
+	}
+	return digest(b.Bytes())
+}
+
+// Files returns the corpus's file paths, sorted, the manifest excluded.
+func (c *Corpus) Files() []string { return c.files }
+
+// ReadFile reads one corpus file; the error names the corpus and the file.
+func (c *Corpus) ReadFile(name string) ([]byte, error) {
+	b, err := fs.ReadFile(c.FS, name)
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", c.Name, err)
+	}
+	return b, nil
+}
+
+// Has reports whether the corpus holds the file name.
+func (c *Corpus) Has(name string) bool {
+	i := sort.SearchStrings(c.files, name)
+	return i < len(c.files) && c.files[i] == name
+}
+
+// Lock writes dir's manifest.json: every file under dir with its digest,
+// keeping the existing manifest's other members. It returns the manifest.
+func Lock(dir string) (*Manifest, error) {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", dir, err)
+	}
+	fsys := os.DirFS(root)
+	m := &Manifest{Files: map[string]string{}}
+	if raw, err := fs.ReadFile(fsys, ManifestName); err == nil {
+		old, err := ParseManifest(raw)
+		if err != nil {
+			return nil, fmt.Errorf("corpus %s: %s: %w", dir, ManifestName, err)
+		}
+		m.Meta = old.Meta
+	}
+	var problems []Problem
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if msg := symlinkProblem(root, p); msg != "" {
+				problems = append(problems, Problem{p, msg})
+				return nil
+			}
+		} else if d.IsDir() || p == ManifestName {
+			return nil
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		m.Files[p] = digest(b)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", dir, err)
+	}
+	if len(problems) > 0 {
+		return nil, &Error{Corpus: dir, Problems: problems}
+	}
+	if err := os.WriteFile(filepath.Join(root, ManifestName), m.Encode(), 0o644); err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", dir, err)
+	}
+	return m, nil
+}
+
+// Encode renders the manifest as indented JSON with its files sorted by path.
+func (m *Manifest) Encode() []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, mem := range m.Meta {
+		k, _ := json.Marshal(mem.Key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.WriteString(mem.Value.String())
+		b.WriteByte(',')
+	}
+	b.WriteString(`"files":{`)
+	paths := make([]string, 0, len(m.Files))
+	for p := range m.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for i, p := range paths {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(p)
+		v, _ := json.Marshal(m.Files[p])
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteString("}}")
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return append(b.Bytes(), '\n') // unreachable: b is valid JSON
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
+}

@@ -1,0 +1,130 @@
+// Package cli holds referee's subcommands; cmd/referee only calls Main.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/report"
+)
+
+// Version is referee's version; release builds set it with -ldflags.
+var Version = "0.1.0-dev"
+
+// env is the world a command runs in.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// exitError carries an exit code chosen by a command.
+type exitError struct {
+	code int
+	err  error // nil: the command already said what it had to
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as a usage or configuration error (exit 2).
+func usageError(format string, args ...any) error {
+	return &exitError{code: report.ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// Main runs referee with args and returns the process exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return report.ExitOK
+	}
+	code := exitCode(err)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.err != nil {
+		fmt.Fprintf(stderr, "referee: %v\n", err)
+	}
+	return code
+}
+
+// exitCode maps an error to the exit-code contract, in one place.
+func exitCode(err error) int {
+	var ee *exitError
+	var ce *corpus.Error
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ce):
+		return report.ExitUsage
+	}
+	// Anything else reaching here is a flag or argument error from cobra.
+	return report.ExitUsage
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "referee",
+		Short: "Run a protocol's conformance corpus against any implementation",
+		Long: `referee runs a protocol's language-neutral conformance corpus against an
+implementation in any language, through a small stdio or HTTP adapter, and
+reports every check as pass, fail, not-checked or error with byte-exact evidence.`,
+		Example: `  # the jcs suite against referee's own reference implementation
+  referee run jcs
+
+  # the same suite against your implementation, through its adapter
+  referee run jcs -- node examples/adapters/node/jcs.mjs`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       versionString(),
+	}
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError("%v (see %s --help)", err, c.CommandPath())
+	})
+	root.AddCommand(newRunCmd(e), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newServeCmd(e), newVersionCmd(e))
+	return root
+}
+
+func versionString() string {
+	v := Version
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += " (" + s.Value[:12] + ")"
+			}
+		}
+	}
+	return v
+}
+
+func newVersionCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print referee's version and the adapter protocol it speaks",
+		Example: "  referee version",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintf(e.stdout, "referee %s\nadapter protocol referee-adapter/1\nreport format %s\n", versionString(), report.Format)
+			return nil
+		},
+	}
+}

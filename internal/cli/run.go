@@ -1,0 +1,390 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/report"
+)
+
+// runOptions are the flags every `referee run SUITE` takes.
+type runOptions struct {
+	corpus   string
+	run      []string
+	skip     []string
+	format   string
+	jsonOut  string
+	junitOut string
+	native   string
+	timeout  time.Duration
+	url      string
+	env      []string
+	cleanEnv bool
+	dir      string
+	trace    string
+	strict   bool
+	noColor  bool
+	quiet    bool
+	mode     string
+	parallel int
+	argv     []string // the adapter program, after --
+}
+
+func newRunCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run SUITE [flags] [-- PROGRAM ARGS...]",
+		Short: "Run a suite against an implementation (the built-in one by default)",
+		Long: `run executes a suite's checks against an implementation under test.
+
+The implementation is, in order of precedence: the adapter program after --
+(started without a shell, speaking referee-adapter/1 on stdio), the adapter
+service at --url, or the suite's built-in Go reference implementation.
+
+EXIT STATUS
+  0  every selected check passed or was not-checked, and at least one passed
+     (--strict: no not-checked either)
+  1  a check failed or ended in error, or nothing was checked
+  2  usage, configuration or corpus error
+  3  the implementation could not be started, or the run gave up after faults`,
+		Example: `  referee run jcs
+  referee run jcs -- node examples/adapters/node/jcs.mjs
+  referee run jcs --format junit --json report.json -- python3 examples/adapters/python/jcs.py`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError("run needs a suite: %s", strings.Join(suiteNames(), ", "))
+			}
+			return usageError("unknown suite %q (suites: %s)", args[0], strings.Join(suiteNames(), ", "))
+		},
+	}
+	for _, def := range suiteDefs() {
+		cmd.AddCommand(newRunSuiteCmd(e, def))
+	}
+	return cmd
+}
+
+func suiteNames() []string {
+	var names []string
+	for _, s := range suiteDefs() {
+		names = append(names, s.name)
+	}
+	return names
+}
+
+func newRunSuiteCmd(e *env, def *suiteDef) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:     def.name + " [flags] [-- PROGRAM ARGS...]",
+		Short:   def.short,
+		Long:    def.long,
+		Example: def.example,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dash := cmd.ArgsLenAtDash(); dash != 0 && len(args) > 0 {
+				return usageError("unexpected argument %q: put the adapter program after --", args[0])
+			}
+			o.argv = args
+			return runSuite(cmd.Context(), e, def, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.corpus, "corpus", "", "run the corpus in `DIR` instead of the suite's embedded one")
+	f.StringArrayVar(&o.run, "run", nil, "run only checks whose ID matches `PATTERN` (segments; * one, ** any; repeatable)")
+	f.StringArrayVar(&o.skip, "skip", nil, "skip checks whose ID matches `PATTERN` (repeatable)")
+	f.StringVar(&o.format, "format", "text", "what goes to stdout: text, json, junit or native")
+	f.StringVar(&o.jsonOut, "json", "", "also write the JSON report to `FILE`")
+	f.StringVar(&o.junitOut, "junit", "", "also write the JUnit XML report to `FILE`")
+	f.StringVar(&o.native, "native", "", "also write the suite's native report to `FILE`")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-call timeout")
+	f.StringVar(&o.url, "url", "", "POST requests to the adapter service at `URL`")
+	f.StringArrayVar(&o.env, "env", nil, "set `KEY=VALUE` in the adapter's environment (repeatable)")
+	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only (plus --env)")
+	f.StringVar(&o.dir, "dir", "", "start the adapter in `DIR`")
+	f.StringVar(&o.trace, "trace", "", "write the whole transcript, every line each way, to `FILE`")
+	f.BoolVar(&o.strict, "strict", false, "a not-checked result blocks conformance (exit 1)")
+	f.BoolVar(&o.noColor, "no-color", false, "no colour in text output (NO_COLOR is honoured too)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "list only the checks that did not pass")
+	f.StringVar(&o.mode, "mode", "", "run the built-in adapter in a deliberately broken `MODE` (see referee list "+def.name+" --modes)")
+	f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once (default: the adapter's declared concurrency)")
+	return cmd
+}
+
+// validate checks flags that cannot be combined.
+func (o *runOptions) validate(def *suiteDef) error {
+	switch o.format {
+	case "text", "json", "junit":
+	case "native":
+		if def.native == nil {
+			return usageError("suite %s has no native report format; use --format json", def.name)
+		}
+	default:
+		return usageError("--format %q: want text, json, junit or native", o.format)
+	}
+	if o.native != "" && def.native == nil {
+		return usageError("suite %s has no native report format", def.name)
+	}
+	if o.url != "" && len(o.argv) > 0 {
+		return usageError("give either --url or an adapter program after --, not both")
+	}
+	if o.mode != "" && (o.url != "" || len(o.argv) > 0) {
+		return usageError("--mode applies to the built-in adapter only")
+	}
+	if len(o.argv) == 0 && (len(o.env) > 0 || o.cleanEnv || o.dir != "") {
+		return usageError("--env, --clean-env and --dir apply to an adapter program after --")
+	}
+	for _, kv := range o.env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return usageError("--env %q: want KEY=VALUE", kv)
+		}
+	}
+	if o.timeout <= 0 {
+		return usageError("--timeout must be positive")
+	}
+	if o.url != "" {
+		u, err := url.Parse(o.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageError("--url %q: want an http:// or https:// URL", o.url)
+		}
+	}
+	return nil
+}
+
+func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
+	if err := o.validate(def); err != nil {
+		return err
+	}
+	suite, err := def.load(o.corpus)
+	if err != nil {
+		return err
+	}
+	checks, err := check.Select(suite.Checks, o.run, o.skip)
+	if err != nil {
+		return &exitError{code: report.ExitUsage, err: err}
+	}
+
+	var trace *adapter.Trace
+	if o.trace != "" {
+		f, err := os.Create(o.trace)
+		if err != nil {
+			return usageError("--trace: %v", err)
+		}
+		defer f.Close()
+		trace = adapter.NewTrace(f)
+	}
+	start, impl, err := o.starter(def, e, trace)
+	if err != nil {
+		return err
+	}
+	client, err := adapter.Dial(ctx, start, def.name, adapter.Options{Timeout: o.timeout, Trace: trace})
+	var run *check.Run
+	if err != nil {
+		run = unstarted(checks, err)
+		fmt.Fprintf(e.stderr, "referee: the implementation could not be started: %v\n", err)
+		var se *adapter.StartError
+		if errors.As(err, &se) {
+			fmt.Fprintf(e.stderr, "referee: its stderr ended with:\n%s\n", lastLinesText(se.Stderr, 10))
+		}
+	} else {
+		defer client.Close()
+		h := client.Hello()
+		impl.Name, impl.Version, impl.Ops = h.Name, h.Version, h.Ops
+		opt := check.Options{Parallel: o.parallel, Repro: o.repro(def)}
+		if isTerminal(e.stderr) {
+			opt.Progress = func(done, total int, r check.Result) {
+				fmt.Fprintf(e.stderr, "\r\033[K[%d/%d] %s", done, total, r.ID)
+				if done == total {
+					fmt.Fprint(e.stderr, "\r\033[K")
+				}
+			}
+		}
+		run = check.Execute(ctx, client, checks, opt)
+	}
+	rep := report.New(
+		report.Tool{Name: "referee", Version: versionString()},
+		report.Suite{Name: suite.Name, Version: suite.Version, Corpus: suite.Corpus, CorpusDigest: suite.CorpusDigest},
+		impl, run, o.strict)
+	if err := o.writeReports(e, def, rep); err != nil {
+		return err
+	}
+	if code := rep.ExitCode(); code != report.ExitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// unstarted is the run of an implementation that never said hello: every
+// selected check is an error and the run is incomplete.
+func unstarted(checks []check.Check, err error) *check.Run {
+	results := make([]check.Result, len(checks))
+	for i, c := range checks {
+		results[i] = check.Result{ID: c.ID, Status: check.Error, Reason: "not run: the implementation could not be started: " + err.Error()}
+	}
+	return &check.Run{Results: results, Complete: false, Started: time.Now()}
+}
+
+// starter picks the implementation under test from the flags.
+func (o *runOptions) starter(def *suiteDef, e *env, trace *adapter.Trace) (adapter.Starter, report.Implementation, error) {
+	switch {
+	case len(o.argv) > 0:
+		cfg := adapter.ProcessConfig{Argv: o.argv, Dir: o.dir, Env: o.childEnv(), Stderr: prefixWriter(e.stderr, "adapter: "), Trace: trace}
+		start := func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }
+		return start, report.Implementation{Transport: "stdio", Command: o.argv}, nil
+	case o.url != "":
+		h := &adapter.HTTP{URL: o.url, Trace: trace}
+		start := func(ctx context.Context) (adapter.Conn, error) { return h, nil }
+		return start, report.Implementation{Transport: "http", URL: o.url}, nil
+	}
+	h, err := def.reference(o.mode)
+	if err != nil {
+		return nil, report.Implementation{}, usageError("%v", err)
+	}
+	return adapter.InProcess(h), report.Implementation{Transport: "in-process", Mode: o.mode}, nil
+}
+
+// childEnv is the adapter's environment: nil inherits referee's.
+func (o *runOptions) childEnv() []string {
+	if !o.cleanEnv && len(o.env) == 0 {
+		return nil
+	}
+	var env []string
+	if o.cleanEnv {
+		for _, k := range []string{"PATH", "HOME", "SystemRoot"} {
+			if v, ok := os.LookupEnv(k); ok {
+				env = append(env, k+"="+v)
+			}
+		}
+	} else {
+		env = os.Environ()
+	}
+	return append(env, o.env...)
+}
+
+// repro returns a function that renders a check's exchanges as one shell command.
+func (o *runOptions) repro(def *suiteDef) func(string, []adapter.Exchange) string {
+	return func(id string, exs []adapter.Exchange) string {
+		switch {
+		case len(o.argv) > 0:
+			lines := []string{shellQuote(`{"id":0,"op":"hello","args":{"protocol":"` + adapter.Protocol + `","suite":"` + def.name + `"}}`)}
+			for _, x := range exs {
+				lines = append(lines, shellQuote(string(x.Request)))
+			}
+			var argv []string
+			for _, a := range o.argv {
+				argv = append(argv, shellQuote(a))
+			}
+			return "printf '%s\\n' " + strings.Join(lines, " ") + " | " + strings.Join(argv, " ")
+		case o.url != "":
+			return "curl -sS -H 'Content-Type: application/json' --data-binary " + shellQuote(string(exs[len(exs)-1].Request)) + " " + shellQuote(o.url)
+		}
+		cmd := "referee run " + def.name + " --run " + shellQuote(id)
+		if o.corpus != "" {
+			cmd += " --corpus " + shellQuote(o.corpus)
+		}
+		if o.mode != "" {
+			cmd += " --mode " + o.mode
+		}
+		return cmd
+	}
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '+' || r == '@' ||
+			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func (o *runOptions) writeReports(e *env, def *suiteDef, rep *report.Report) error {
+	write := map[string]func(io.Writer) error{
+		"json":  func(w io.Writer) error { return report.WriteJSON(w, rep) },
+		"junit": func(w io.Writer) error { return report.WriteJUnit(w, rep) },
+		"native": func(w io.Writer) error {
+			doc, err := def.native(rep)
+			if err != nil {
+				return err
+			}
+			return report.WriteNative(w, doc)
+		},
+		"text": func(w io.Writer) error {
+			return report.WriteText(w, rep, report.TextOptions{Color: o.color(e.stdout), Passes: !o.quiet})
+		},
+	}
+	if err := write[o.format](e.stdout); err != nil {
+		return fmt.Errorf("writing the %s report: %w", o.format, err)
+	}
+	for _, f := range []struct{ path, format string }{{o.jsonOut, "json"}, {o.junitOut, "junit"}, {o.native, "native"}} {
+		if f.path == "" {
+			continue
+		}
+		if err := writeFile(f.path, write[f.format]); err != nil {
+			return &exitError{code: report.ExitUsage, err: fmt.Errorf("--%s: %w", f.format, err)}
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func (o *runOptions) color(w io.Writer) bool {
+	if o.noColor || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	return isTerminal(w)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	if runtime.GOOS == "windows" {
+		return isatty.IsCygwinTerminal(f.Fd()) || isatty.IsTerminal(f.Fd())
+	}
+	return isatty.IsTerminal(f.Fd())
+}
+
+// prefixWriter prefixes every write (one line each, as the adapter's stderr
+// copier writes them) with prefix.
+func prefixWriter(w io.Writer, prefix string) io.Writer {
+	return writerFunc(func(b []byte) (int, error) {
+		if _, err := io.WriteString(w, prefix+string(b)); err != nil {
+			return 0, err
+		}
+		return len(b), nil
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+func lastLinesText(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ")
+}

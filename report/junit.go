@@ -1,0 +1,122 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
+	SystemErr string        `xml:"system-err,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes the report as JUnit XML: fail is <failure>, error is
+// <error>, not-checked is <skipped>, and the evidence is the element's text.
+func WriteJUnit(w io.Writer, r *Report) error {
+	secs := func(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
+	s := junitSuite{
+		Name:      r.Suite.Name,
+		Tests:     len(r.Checks),
+		Failures:  r.Counts.Fail,
+		Errors:    r.Counts.Error,
+		Skipped:   r.Counts.NotChecked,
+		Time:      secs(float64(r.DurationMS)),
+		Timestamp: r.Started,
+		Properties: []junitProperty{
+			{"format", r.Format},
+			{"tool", r.Tool.Name + " " + r.Tool.Version},
+			{"implementation", describe(r.Implementation)},
+			{"corpus", r.Suite.Corpus},
+			{"corpus_digest", r.Suite.CorpusDigest},
+			{"complete", fmt.Sprint(r.Complete)},
+			{"conformant", fmt.Sprint(r.Conformant)},
+		},
+	}
+	for _, c := range r.Checks {
+		jc := junitCase{Name: c.ID, Classname: classname(c.ID), Time: secs(c.DurationMS)}
+		problem := &junitProblem{Message: c.Reason, Type: c.Status, Text: evidenceText(c)}
+		switch c.Status {
+		case "fail":
+			jc.Failure = problem
+		case "error":
+			jc.Error = problem
+		case "not-checked":
+			jc.Skipped = &junitProblem{Message: c.Reason}
+		}
+		if c.Evidence != nil {
+			jc.SystemErr = c.Evidence.Stderr
+		}
+		s.Cases = append(s.Cases, jc)
+	}
+	doc := junitSuites{
+		Name: r.Tool.Name, Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped,
+		Time: s.Time, Suites: []junitSuite{s},
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// classname is the ID without its last segment, dotted, as JUnit viewers group by it.
+func classname(id string) string {
+	if i := strings.LastIndexByte(id, '/'); i > 0 {
+		return strings.ReplaceAll(id[:i], "/", ".")
+	}
+	return id
+}
+
+func evidenceText(c Check) string {
+	lines := evidenceLines(c, false)
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

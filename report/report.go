@@ -1,0 +1,156 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/refereehq/referee/check"
+)
+
+// Format is the name and version of the JSON report format.
+const Format = "referee-report/1"
+
+// The exit codes of the contract.
+const (
+	ExitOK         = 0 // every selected check passed or was not-checked, and at least one passed
+	ExitFailed     = 1 // a check failed or ended in error, or nothing was checked
+	ExitUsage      = 2 // usage, configuration or corpus error
+	ExitIncomplete = 3 // the implementation could not be started, or the run gave up
+)
+
+// Report is the referee-report/1 document.
+type Report struct {
+	Format         string         `json:"format"`
+	Tool           Tool           `json:"tool"`
+	Suite          Suite          `json:"suite"`
+	Implementation Implementation `json:"implementation"`
+	Started        string         `json:"started"`
+	DurationMS     int64          `json:"duration_ms"`
+	Complete       bool           `json:"complete"`
+	Strict         bool           `json:"strict"`
+	Conformant     bool           `json:"conformant"`
+	Restarts       int            `json:"restarts"`
+	Counts         check.Counts   `json:"counts"`
+	Checks         []Check        `json:"checks"`
+}
+
+// Tool names the program that made the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Suite names the suite and the corpus it ran.
+type Suite struct {
+	Name         string `json:"name"`
+	Version      string `json:"version,omitempty"`
+	Corpus       string `json:"corpus"`
+	CorpusDigest string `json:"corpus_digest"`
+}
+
+// Implementation describes what was tested and how referee reached it.
+type Implementation struct {
+	Name      string   `json:"name"`
+	Version   string   `json:"version"`
+	Ops       []string `json:"ops"`
+	Transport string   `json:"transport"` // "stdio", "http" or "in-process"
+	Command   []string `json:"command,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	Mode      string   `json:"mode,omitempty"` // a built-in adapter's broken mode
+}
+
+// Check is one check's verdict in the report.
+type Check struct {
+	ID         string    `json:"id"`
+	Status     string    `json:"status"`
+	Reason     string    `json:"reason,omitempty"`
+	Expected   *string   `json:"expected,omitempty"`
+	Actual     *string   `json:"actual,omitempty"`
+	Evidence   *Evidence `json:"evidence,omitempty"`
+	DurationMS float64   `json:"duration_ms"`
+}
+
+// Evidence is a non-pass check's evidence.
+type Evidence struct {
+	Diff      *check.Diff `json:"diff,omitempty"`
+	Notes     []string    `json:"notes,omitempty"`
+	Exchanges []Exchange  `json:"exchanges,omitempty"`
+	Stderr    string      `json:"stderr,omitempty"`
+	Repro     string      `json:"repro,omitempty"`
+}
+
+// Exchange is one request line and the reply line to it.
+type Exchange struct {
+	Request string `json:"request"`
+	Reply   string `json:"reply,omitempty"`
+}
+
+// New builds the report of run. strict makes not-checked results block conformance.
+func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool) *Report {
+	r := &Report{
+		Format:         Format,
+		Tool:           tool,
+		Suite:          suite,
+		Implementation: impl,
+		Started:        run.Started.UTC().Format(time.RFC3339),
+		DurationMS:     run.Duration.Milliseconds(),
+		Complete:       run.Complete,
+		Strict:         strict,
+		Restarts:       run.Restarts,
+		Counts:         run.Counts(),
+		Checks:         make([]Check, 0, len(run.Results)),
+	}
+	if r.Implementation.Ops == nil {
+		r.Implementation.Ops = []string{}
+	}
+	for _, res := range run.Results {
+		c := Check{
+			ID:         res.ID,
+			Status:     string(res.Status),
+			Reason:     res.Reason,
+			DurationMS: float64(res.Duration.Microseconds()) / 1000,
+		}
+		if res.Status == check.Fail {
+			exp, act := res.Expected, res.Actual
+			c.Expected, c.Actual = &exp, &act
+		}
+		if res.Status == check.Fail || res.Status == check.Error {
+			e := res.Evidence
+			ev := &Evidence{Diff: e.Diff, Notes: e.Notes, Stderr: e.Stderr, Repro: e.Repro}
+			for _, x := range e.Exchanges {
+				ev.Exchanges = append(ev.Exchanges, Exchange{Request: string(x.Request), Reply: string(x.Reply)})
+			}
+			c.Evidence = ev
+		}
+		r.Checks = append(r.Checks, c)
+	}
+	r.Conformant = r.ExitCode() == ExitOK
+	return r
+}
+
+// ExitCode applies the exit-code contract to the report.
+func (r *Report) ExitCode() int {
+	switch {
+	case !r.Complete:
+		return ExitIncomplete
+	case r.Counts.Fail > 0 || r.Counts.Error > 0 || r.Counts.Pass == 0:
+		return ExitFailed
+	case r.Strict && r.Counts.NotChecked > 0:
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// WriteJSON writes the report as indented JSON.
+func WriteJSON(w io.Writer, r *Report) error { return writeJSON(w, r) }
+
+// WriteNative writes a suite's native report document as indented JSON.
+func WriteNative(w io.Writer, doc any) error { return writeJSON(w, doc) }
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

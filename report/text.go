@@ -1,0 +1,179 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/fatih/color"
+)
+
+// TextOptions tune the human report.
+type TextOptions struct {
+	Color  bool // ANSI colour; the caller decides (TTY, NO_COLOR, --no-color)
+	Passes bool // list passing checks too, one line each
+}
+
+// WriteText writes the human report: a header, one line per check (with
+// evidence under every non-pass), and the summary line.
+func WriteText(w io.Writer, r *Report, opt TextOptions) error {
+	p := &printer{w: w}
+	paint := func(attr color.Attribute) func(a ...any) string {
+		c := color.New(attr)
+		if opt.Color {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+		return c.SprintFunc()
+	}
+	green, red, yellow, magenta, faint := paint(color.FgGreen), paint(color.FgRed), paint(color.FgYellow), paint(color.FgMagenta), paint(color.Faint)
+
+	p.line("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))
+	p.line("implementation: %s", describe(r.Implementation))
+	for _, c := range r.Checks {
+		var tag string
+		switch c.Status {
+		case "pass":
+			if !opt.Passes {
+				continue
+			}
+			tag = green("PASS ")
+		case "fail":
+			tag = red("FAIL ")
+		case "not-checked":
+			tag = yellow("NOT CHECKED")
+		default:
+			tag = magenta("ERROR")
+		}
+		if c.Reason != "" {
+			p.line("%s %s  %s", tag, c.ID, faint(c.Reason))
+		} else {
+			p.line("%s %s", tag, c.ID)
+		}
+		for _, l := range evidenceLines(c, true) {
+			p.line("      %s", l)
+		}
+	}
+	n := r.Counts
+	summary := fmt.Sprintf("%d passed, %d failed, %d not checked, %d errors", n.Pass, n.Fail, n.NotChecked, n.Error)
+	p.line("%s", summary)
+	switch {
+	case !r.Complete:
+		p.line("%s", magenta("INCOMPLETE: the run did not finish; the verdicts above are not a conformance result"))
+	case r.Conformant:
+		p.line("%s (%.2fs)", green("CONFORMANT"), float64(r.DurationMS)/1000)
+	default:
+		p.line("%s (%.2fs)", red("NOT CONFORMANT"), float64(r.DurationMS)/1000)
+	}
+	return p.err
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) line(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+	}
+}
+
+func describe(im Implementation) string {
+	s := im.Name
+	if im.Version != "" {
+		s += " " + im.Version
+	}
+	switch im.Transport {
+	case "stdio":
+		s += " (stdio: " + strings.Join(im.Command, " ") + ")"
+	case "http":
+		s += " (http: " + im.URL + ")"
+	default:
+		s += " (" + im.Transport + ")"
+	}
+	if im.Mode != "" {
+		s += ", broken mode " + im.Mode
+	}
+	return s
+}
+
+func short(digest string) string {
+	if len(digest) > len("sha256:")+12 {
+		return digest[:len("sha256:")+12]
+	}
+	return digest
+}
+
+// quote shows a value on one line as it stands, with control characters and
+// invisible characters shown as ‹U+2028› and bytes of invalid UTF-8 as ‹ED›.
+func quote(s string) string { return clip(visible(s)) }
+
+func visible(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "‹%02X›", s[i])
+		case r < 0x20 || r == 0x7f || !unicode.IsPrint(r):
+			fmt.Fprintf(&b, "‹U+%04X›", r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func clip(s string) string {
+	const max = 400
+	if len(s) > max {
+		return s[:max] + fmt.Sprintf("… (%d bytes in all)", len(s))
+	}
+	return s
+}
+
+func lastLines(s string, n int) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// evidenceLines renders a check's expected and actual values and its evidence,
+// one line each; withStderr adds the last lines of the adapter's stderr.
+func evidenceLines(c Check, withStderr bool) []string {
+	var out []string
+	if c.Expected != nil {
+		out = append(out, "expected: "+quote(*c.Expected), "actual:   "+quote(*c.Actual))
+	}
+	e := c.Evidence
+	if e == nil {
+		return out
+	}
+	if e.Diff != nil {
+		out = append(out, e.Diff.Lines()...)
+	}
+	out = append(out, e.Notes...)
+	for _, x := range e.Exchanges {
+		out = append(out, "sent:     "+quote(x.Request))
+		if x.Reply != "" {
+			out = append(out, "received: "+quote(x.Reply))
+		}
+	}
+	if withStderr && e.Stderr != "" {
+		out = append(out, "adapter stderr (last lines):")
+		for _, l := range lastLines(e.Stderr, 5) {
+			out = append(out, "  "+l)
+		}
+	}
+	if e.Repro != "" {
+		out = append(out, "repro: "+e.Repro)
+	}
+	return out
+}

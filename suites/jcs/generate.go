@@ -1,0 +1,3 @@
+package jcs
+
+//go:generate go run ./gen
