@@ -26,7 +26,7 @@ type Check struct {
 	Needs []string // adapter ops it calls; it is not-checked if any is not offered
 	// Explain says, in a few lines, what the check sends and what it expects.
 	Explain string
-	Run   func(ctx context.Context, s *Session) Outcome
+	Run     func(ctx context.Context, s *Session) Outcome
 }
 
 // Suite is a named, ordered set of checks built from one corpus.

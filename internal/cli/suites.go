@@ -73,7 +73,7 @@ With --corpus DIR it runs a directory in the RFC 8785 test-data layout
 			}
 			return h, nil
 		},
-		modes:     modes,
+		modes: modes,
 	}
 }
 
