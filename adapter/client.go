@@ -201,8 +201,12 @@ func (c *Client) Close() error {
 	conn := c.conn
 	c.conn = nil
 	c.mu.Unlock()
-	if conn != nil {
-		return conn.Close()
+	if conn == nil {
+		return nil
 	}
-	return nil
+	err := conn.Close()
+	c.mu.Lock()
+	c.stderr = conn.Stderr()
+	c.mu.Unlock()
+	return err
 }

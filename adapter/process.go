@@ -104,6 +104,7 @@ func (p *Process) copyStderr(r io.Reader, done chan<- struct{}) {
 
 func (p *Process) readStdout(r io.Reader, stderrDone <-chan struct{}) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	var partial []byte // an unterminated last line
 	for {
 		line, err := readLine(br, MaxLine)
 		if errors.Is(err, errLineTooLong) {
@@ -111,13 +112,12 @@ func (p *Process) readStdout(r io.Reader, stderrDone <-chan struct{}) {
 			p.fail(fault(FaultTooLong, line, "stdout line longer than %d bytes", MaxLine))
 			break
 		}
-		if len(line) > 0 || err == nil {
-			p.cfg.Trace.line("<-", line)
-			p.deliver(line)
-		}
 		if err != nil {
+			partial = line
 			break
 		}
+		p.cfg.Trace.line("<-", line)
+		p.deliver(line)
 	}
 	// Drain so the child is never blocked writing to a full pipe.
 	go io.Copy(io.Discard, r)
@@ -127,8 +127,12 @@ func (p *Process) readStdout(r io.Reader, stderrDone <-chan struct{}) {
 	if err != nil {
 		status = err.Error()
 	}
+	if len(partial) > 0 {
+		p.cfg.Trace.line("<-", partial)
+		status += " in the middle of a stdout line"
+	}
 	p.cfg.Trace.event("adapter %s", status)
-	p.fail(&Fault{Kind: FaultExit, Msg: "adapter " + status})
+	p.fail(fault(FaultExit, partial, "adapter %s", status))
 	close(p.exited)
 }
 

@@ -227,18 +227,46 @@ func (e *encoder) sortMembers(ms []Member) error {
 	if e.p.Keys == CodePoint {
 		compare = strings.Compare
 	}
+	if len(idx) <= insertionSortMax {
+		// Insertion sort, with the duplicate check on the way.
+		for i := 1; i < len(idx); i++ {
+			x := idx[i]
+			key := ms[x].Key
+			j := i
+			for ; j > 0; j-- {
+				c := compare(ms[idx[j-1]].Key, key)
+				if c == 0 {
+					return e.duplicate(base, key)
+				}
+				if c < 0 {
+					break
+				}
+				idx[j] = idx[j-1]
+			}
+			idx[j] = x
+		}
+		return nil
+	}
 	cmp := func(a, b int) int { return compare(ms[a].Key, ms[b].Key) }
 	if !slices.IsSortedFunc(idx, cmp) {
 		slices.SortFunc(idx, cmp)
 	}
 	for i := 1; i < len(idx); i++ {
 		if cmp(idx[i-1], idx[i]) == 0 {
-			e.order = e.order[:base]
-			key := ms[idx[i]].Key
-			return &ValueError{Path: e.path(key), Err: ErrDuplicateKey, Msg: "duplicate key " + strconv.Quote(key)}
+			return e.duplicate(base, ms[idx[i]].Key)
 		}
 	}
 	return nil
+}
+
+// insertionSortMax is the most members sorted by insertion.
+const insertionSortMax = 24
+
+// duplicate drops the member order pushed at base and reports key as a
+// duplicate in the object being opened.
+func (e *encoder) duplicate(base int, key string) error {
+	e.order = e.order[:base]
+	return &ValueError{Path: e.path(key), Err: ErrDuplicateKey, Msg: "duplicate key " + strconv.Quote(key)}
 }
 
 // plainOut marks the ASCII bytes written as themselves in strings.

@@ -59,7 +59,7 @@ const (
 
 // dupIndexMin is the member count at which an object's keys are indexed in
 // a map instead of being searched linearly.
-const dupIndexMin = 12
+const dupIndexMin = 32
 
 // parser holds the state of one Parse. Values of open containers are kept
 // in shared scratch stacks and copied out, exactly sized, when the
@@ -76,6 +76,39 @@ type parser struct {
 	vals      []Value    // elements of open arrays
 	mems      []Member   // members of open objects
 	buf       []byte     // scratch for decoding escaped strings
+	valSlab   []Value    // unused part of the last block allocated for elements
+	memSlab   []Member   // unused part of the last block allocated for members
+}
+
+// slabMax is the largest number of elements or members allocated as one
+// block to be shared by several containers.
+const slabMax = 1024
+
+// allocValues returns a slice of n zero Values, carved from a shared block
+// when small, so that small arrays cost no allocation of their own.
+func (p *parser) allocValues(n int) []Value {
+	if n > len(p.valSlab) {
+		if n > slabMax/4 {
+			return make([]Value, n)
+		}
+		p.valSlab = make([]Value, min(max(2*cap(p.valSlab), 16), slabMax))
+	}
+	s := p.valSlab[:n:n]
+	p.valSlab = p.valSlab[n:]
+	return s
+}
+
+// allocMembers is allocValues for members.
+func (p *parser) allocMembers(n int) []Member {
+	if n > len(p.memSlab) {
+		if n > slabMax/4 {
+			return make([]Member, n)
+		}
+		p.memSlab = make([]Member, min(max(2*cap(p.memSlab), 16), slabMax))
+	}
+	s := p.memSlab[:n:n]
+	p.memSlab = p.memSlab[n:]
+	return s
 }
 
 // objFrame is the state of one open object.
@@ -223,7 +256,7 @@ value:
 					case ']':
 						p.pos++
 						base := p.arrayBase[len(p.arrayBase)-1]
-						elems := make([]Value, len(p.vals)-base)
+						elems := p.allocValues(len(p.vals) - base)
 						copy(elems, p.vals[base:])
 						clear(p.vals[base:])
 						p.vals = p.vals[:base]
@@ -256,7 +289,7 @@ value:
 					continue value
 				case '}':
 					p.pos++
-					members := make([]Member, len(p.mems)-o.base)
+					members := p.allocMembers(len(p.mems) - o.base)
 					copy(members, p.mems[o.base:])
 					clear(p.mems[o.base:])
 					p.mems = p.mems[:o.base]

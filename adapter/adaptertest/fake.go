@@ -1,0 +1,147 @@
+// Package adaptertest provides misbehaving and well-behaved fake adapters,
+// run as real child processes, for testing code that drives adapters.
+//
+// The fake is the test binary itself: a package's TestMain calls
+// MaybeRunFake first, and Process returns a ProcessConfig that starts the
+// test binary in fake mode.
+package adaptertest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+)
+
+const modeVar = "REFEREE_FAKE_ADAPTER"
+
+// The fake's modes. Each answers hello correctly (unless its name says
+// otherwise) with ops "echo", "fail" and "slow", then behaves as named when
+// it receives "echo".
+const (
+	Good            = "good"              // echo returns its args; fail answers err; slow sleeps 200ms
+	Hang            = "hang"              // never answers echo
+	CrashMidReply   = "crash-mid-reply"   // writes half a reply to echo and exits 3
+	Garbage         = "garbage"           // answers echo with a line that is not JSON
+	Noise           = "noise"             // writes a log line to stdout before the echo reply
+	HugeLine        = "huge-line"         // answers echo with a 17 MiB line
+	WrongID         = "wrong-id"          // answers echo with another id
+	Neither         = "neither"           // answers echo with neither ok nor err
+	ExitBeforeHello = "exit-before-hello" // writes "boom" to stderr and exits 1 at once
+	Banner          = "banner"            // prints a banner line before anything else
+	CrashOnce       = "crash-once"        // the first process exits on echo; later ones behave (needs StateFile)
+	Stubborn        = "stubborn"          // ignores stdin closing and keeps running
+	Concurrent      = "concurrent"        // concurrency 4; echo replies out of order
+)
+
+// MaybeRunFake runs the fake adapter and exits if this process was started
+// as one; call it first in TestMain.
+func MaybeRunFake() {
+	mode := os.Getenv(modeVar)
+	if mode == "" {
+		return
+	}
+	os.Exit(runFake(mode, os.Getenv(modeVar+"_STATE")))
+}
+
+// Process returns a config that starts a fake adapter in mode. state, if
+// not empty, is a file the crash-once mode uses to know it already crashed.
+func Process(tb testing.TB, mode string) adapter.ProcessConfig {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	env := append(os.Environ(), modeVar+"="+mode, modeVar+"_STATE="+tb.TempDir()+"/state")
+	return adapter.ProcessConfig{Argv: []string{exe, "-test.run=^$"}, Env: env, Grace: 500 * time.Millisecond}
+}
+
+type request struct {
+	ID   int64           `json:"id"`
+	Op   string          `json:"op"`
+	Args json.RawMessage `json:"args"`
+}
+
+func runFake(mode, state string) int {
+	out := bufio.NewWriter(os.Stdout)
+	say := func(format string, args ...any) {
+		fmt.Fprintf(out, format+"\n", args...)
+		out.Flush()
+	}
+	switch mode {
+	case ExitBeforeHello:
+		fmt.Fprintln(os.Stderr, "boom")
+		return 1
+	case Banner:
+		say("fake adapter 1.0 starting up")
+	case CrashOnce:
+		if _, err := os.Stat(state); err != nil {
+			os.WriteFile(state, []byte("crashed"), 0o644)
+		} else {
+			mode = Good
+		}
+	}
+	concurrency := 1
+	if mode == Concurrent {
+		concurrency = 4
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 32<<20)
+	var pending []request
+	for in.Scan() {
+		var r request
+		if err := json.Unmarshal(in.Bytes(), &r); err != nil {
+			fmt.Fprintf(os.Stderr, "fake: bad request %q\n", in.Text())
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "fake: got %s\n", r.Op)
+		switch {
+		case r.Op == "hello":
+			say(`{"id":%d,"ok":{"name":"fake-%s","version":"0.0.1","ops":["echo","fail","slow"],"concurrency":%d}}`, r.ID, mode, concurrency)
+		case r.Op == "fail":
+			say(`{"id":%d,"err":{"code":"nope","message":"fails on purpose","extra":[1,2]}}`, r.ID)
+		case r.Op == "slow":
+			time.Sleep(200 * time.Millisecond)
+			say(`{"id":%d,"ok":"slept"}`, r.ID)
+		case mode == Good || mode == Stubborn:
+			say(`{"id":%d,"ok":%s}`, r.ID, r.Args)
+		case mode == Hang:
+			// no reply
+		case mode == CrashMidReply, mode == CrashOnce:
+			fmt.Fprintf(out, `{"id":%d,"ok`, r.ID)
+			out.Flush()
+			fmt.Fprintln(os.Stderr, "fake: crashing on purpose")
+			return 3
+		case mode == Garbage:
+			say("this is not json")
+		case mode == Noise:
+			say("debug: handling echo")
+			say(`{"id":%d,"ok":%s}`, r.ID, r.Args)
+		case mode == HugeLine:
+			say(`{"id":%d,"ok":"%s"}`, r.ID, strings.Repeat("x", 17<<20))
+		case mode == WrongID:
+			say(`{"id":%d,"ok":%s}`, r.ID+100, r.Args)
+		case mode == Neither:
+			say(`{"id":%d}`, r.ID)
+		case mode == Concurrent:
+			pending = append(pending, r)
+			if len(pending) == 4 { // answer the batch in reverse order
+				for i := len(pending) - 1; i >= 0; i-- {
+					say(`{"id":%d,"ok":%s}`, pending[i].ID, pending[i].Args)
+				}
+				pending = nil
+			}
+		default:
+			say(`{"id":%d,"err":{"code":"unknown_op"}}`, r.ID)
+		}
+	}
+	if mode == Stubborn {
+		time.Sleep(time.Hour)
+	}
+	return 0
+}

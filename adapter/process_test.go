@@ -1,0 +1,234 @@
+package adapter_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/adapter/adaptertest"
+)
+
+func TestMain(m *testing.M) {
+	adaptertest.MaybeRunFake()
+	os.Exit(m.Run())
+}
+
+func dial(t *testing.T, cfg adapter.ProcessConfig, opts adapter.Options) *adapter.Client {
+	t.Helper()
+	start := func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }
+	c, err := adapter.Dial(context.Background(), start, "test", opts)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestProcessGood(t *testing.T) {
+	var trace bytes.Buffer
+	cfg := adaptertest.Process(t, adaptertest.Good)
+	cfg.Trace = adapter.NewTrace(&trace)
+	c := dial(t, cfg, adapter.Options{})
+	if h := c.Hello(); h.Name != "fake-good" || !h.Offers("echo") || h.Offers("nope") || h.Concurrency != 1 {
+		t.Fatalf("hello = %+v", h)
+	}
+	r, ex, err := c.Call(context.Background(), "echo", []byte(`{ "n" : 1.50, "s":"\u00e9" }`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.OK.String(); got != `{"n":1.50,"s":"é"}` {
+		t.Errorf("ok = %s (lexemes must survive the trip)", got)
+	}
+	if want := `{"id":1,"op":"echo","args":{"n":1.50,"s":"\u00e9"}}`; string(ex.Request) != want {
+		t.Errorf("request line = %s, want %s", ex.Request, want)
+	}
+	if want := `{"id":1,"ok":{"n":1.50,"s":"\u00e9"}}`; string(ex.Reply) != want {
+		t.Errorf("reply line = %s, want %s", ex.Reply, want)
+	}
+	r, _, err = c.Call(context.Background(), "fail", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Err == nil || r.Err.Code != "nope" || r.Err.Message != "fails on purpose" {
+		t.Fatalf("err reply = %+v", r.Err)
+	}
+	if v, ok := r.Err.Member("extra"); !ok || v.String() != "[1,2]" {
+		t.Errorf("err member extra = %v, %v", v, ok)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Stderr(), "fake: got fail") {
+		t.Errorf("stderr tail = %q", c.Stderr())
+	}
+	for _, want := range []string{`-> {"id":0,"op":"hello","args":{"protocol":"referee-adapter/1","suite":"test"}}`, `<- {"id":1,"ok":`, `!! fake: got echo`, `## adapter exited with status 0`} {
+		if !strings.Contains(trace.String(), want) {
+			t.Errorf("trace lacks %q:\n%s", want, trace.String())
+		}
+	}
+}
+
+func TestProcessFaults(t *testing.T) {
+	tests := []struct {
+		mode string
+		kind adapter.FaultKind
+		line string // part of the offending line kept as evidence
+	}{
+		{adaptertest.Hang, adapter.FaultTimeout, ""},
+		{adaptertest.CrashMidReply, adapter.FaultExit, `{"id":`},
+		{adaptertest.Garbage, adapter.FaultBadLine, "this is not json"},
+		{adaptertest.Noise, adapter.FaultBadLine, "debug: handling echo"},
+		{adaptertest.HugeLine, adapter.FaultTooLong, `"ok":"xxxxxxxx`},
+		{adaptertest.WrongID, adapter.FaultUnknownID, `{"id":10`},
+		{adaptertest.Neither, adapter.FaultBadLine, `}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			c := dial(t, adaptertest.Process(t, tt.mode), adapter.Options{Timeout: 2 * time.Second})
+			start := time.Now()
+			for i := 1; i <= 3; i++ {
+				_, ex, err := c.Call(context.Background(), "echo", []byte(`{"n":1}`))
+				var f *adapter.Fault
+				if !errors.As(err, &f) {
+					t.Fatalf("call %d: err = %v, want a fault", i, err)
+				}
+				if f.Kind != tt.kind {
+					t.Fatalf("call %d: fault %s (%v), want %s", i, f.Kind, f, tt.kind)
+				}
+				if !strings.Contains(string(f.Line), tt.line) {
+					t.Errorf("call %d: offending line %.80q lacks %q", i, f.Line, tt.line)
+				}
+				if len(f.Line) > 4096 {
+					t.Errorf("call %d: the fault keeps %d bytes of the line, more than 4 KiB", i, len(f.Line))
+				}
+				if ex == nil || !strings.Contains(string(ex.Request), `"op":"echo"`) {
+					t.Errorf("call %d: exchange %+v lacks the request", i, ex)
+				}
+			}
+			if !c.GaveUp() {
+				t.Fatal("client did not give up after 3 faults in a row")
+			}
+			if c.Restarts() != 2 {
+				t.Errorf("restarts = %d, want 2 (hello replayed each time)", c.Restarts())
+			}
+			if _, _, err := c.Call(context.Background(), "echo", nil); !errors.Is(err, adapter.ErrGaveUp) {
+				t.Errorf("call after giving up: %v, want ErrGaveUp", err)
+			}
+			if d := time.Since(start); d > 15*time.Second {
+				t.Errorf("three faults took %s", d)
+			}
+		})
+	}
+}
+
+func TestRestartReplaysHello(t *testing.T) {
+	var trace bytes.Buffer
+	cfg := adaptertest.Process(t, adaptertest.CrashOnce)
+	cfg.Trace = adapter.NewTrace(&trace)
+	c := dial(t, cfg, adapter.Options{})
+	if _, _, err := c.Call(context.Background(), "echo", []byte(`{}`)); !adapter.IsFault(err) {
+		t.Fatalf("first call: %v, want a fault", err)
+	}
+	if !strings.Contains(c.Stderr(), "crashing on purpose") {
+		t.Errorf("stderr of the crashed adapter = %q", c.Stderr())
+	}
+	r, _, err := c.Call(context.Background(), "echo", []byte(`{"again":true}`))
+	if err != nil {
+		t.Fatalf("call after restart: %v", err)
+	}
+	if r.OK.String() != `{"again":true}` {
+		t.Errorf("ok = %s", r.OK.String())
+	}
+	if c.Restarts() != 1 || c.GaveUp() {
+		t.Errorf("restarts = %d, gave up = %v", c.Restarts(), c.GaveUp())
+	}
+	if n := strings.Count(trace.String(), `"op":"hello"`); n != 2 {
+		t.Errorf("hello sent %d times, want 2:\n%s", n, trace.String())
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	tests := []struct {
+		name   string
+		cfg    adapter.ProcessConfig
+		kind   adapter.FaultKind
+		stderr string
+	}{
+		{"exit-before-hello", adaptertest.Process(t, adaptertest.ExitBeforeHello), adapter.FaultHello, "boom"},
+		{"banner", adaptertest.Process(t, adaptertest.Banner), adapter.FaultHello, ""},
+		{"no-such-program", adapter.ProcessConfig{Argv: []string{"/nonexistent/adapter"}}, adapter.FaultStart, ""},
+		{"no-argv", adapter.ProcessConfig{}, adapter.FaultStart, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(tt.cfg) }
+			_, err := adapter.Dial(context.Background(), start, "test", adapter.Options{Timeout: 5 * time.Second})
+			var f *adapter.Fault
+			if !errors.As(err, &f) || f.Kind != tt.kind {
+				t.Fatalf("Dial error = %v, want a %s fault", err, tt.kind)
+			}
+			var se *adapter.StartError
+			if tt.stderr != "" && (!errors.As(err, &se) || !strings.Contains(se.Stderr, tt.stderr)) {
+				t.Errorf("start error %v carries no stderr %q", err, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestCloseKillsStubbornAdapter(t *testing.T) {
+	cfg := adaptertest.Process(t, adaptertest.Stubborn)
+	cfg.Grace = 300 * time.Millisecond
+	p, err := adapter.StartProcess(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := p.Call(context.Background(), 0, "hello", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	p.Close()
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("Close took %s with a 300ms grace", d)
+	}
+}
+
+func TestConcurrentRepliesMatchByID(t *testing.T) {
+	c := dial(t, adaptertest.Process(t, adaptertest.Concurrent), adapter.Options{})
+	if c.Hello().Concurrency != 4 {
+		t.Fatalf("concurrency = %d", c.Hello().Concurrency)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := []byte(`{"n":` + string(rune('0'+i)) + `}`)
+			r, _, err := c.Call(context.Background(), "echo", args)
+			if err != nil {
+				t.Errorf("call %d: %v", i, err)
+				return
+			}
+			if r.OK.String() != string(args) {
+				t.Errorf("call %d got %s", i, r.OK.String())
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestCancelIsNotAFault(t *testing.T) {
+	c := dial(t, adaptertest.Process(t, adaptertest.Hang), adapter.Options{Timeout: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, _, err := c.Call(ctx, "echo", nil)
+	if !errors.Is(err, context.Canceled) || adapter.IsFault(err) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}

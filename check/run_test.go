@@ -1,0 +1,148 @@
+package check_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/adapter/adaptertest"
+	"github.com/refereehq/referee/check"
+)
+
+func TestMain(m *testing.M) {
+	adaptertest.MaybeRunFake()
+	os.Exit(m.Run())
+}
+
+// echoCheck calls op with args and passes when the reply's ok text is want.
+func echoCheck(id, op, args, want string) check.Check {
+	return check.Check{
+		ID:    id,
+		Needs: []string{op},
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			r, err := s.Call(ctx, op, []byte(args))
+			if err != nil {
+				return check.Broke(err)
+			}
+			if r.Err != nil {
+				return check.Failed("err "+r.Err.Error(), want, "err")
+			}
+			return check.SameBytes("echo", []byte(want), []byte(r.OK.String()))
+		},
+	}
+}
+
+func execute(t *testing.T, mode string, checks []check.Check) *check.Run {
+	t.Helper()
+	cfg := adaptertest.Process(t, mode)
+	start := func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }
+	c, err := adapter.Dial(context.Background(), start, "test", adapter.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return check.Execute(context.Background(), c, checks, check.Options{
+		Repro: func(id string, exs []adapter.Exchange) string { return "repro " + id },
+	})
+}
+
+func TestExecuteStatuses(t *testing.T) {
+	checks := []check.Check{
+		echoCheck("t/pass", "echo", `{"a":1}`, `{"a":1}`),
+		echoCheck("t/fail", "echo", `{"a":1}`, `{"a":2}`),
+		echoCheck("t/err-reply", "fail", `{}`, `{}`),
+		echoCheck("t/missing-op", "frobnicate", `{}`, `{}`),
+	}
+	run := execute(t, adaptertest.Good, checks)
+	want := []check.Status{check.Pass, check.Fail, check.Fail, check.NotChecked}
+	for i, r := range run.Results {
+		if r.ID != checks[i].ID || r.Status != want[i] {
+			t.Errorf("result %d = %s %s, want %s %s", i, r.ID, r.Status, checks[i].ID, want[i])
+		}
+	}
+	if !run.Complete {
+		t.Error("run not complete")
+	}
+	if got := run.Counts(); got != (check.Counts{Pass: 1, Fail: 2, NotChecked: 1}) {
+		t.Errorf("counts = %+v", got)
+	}
+	fail := run.Results[1]
+	if fail.Evidence.Diff == nil || fail.Evidence.Diff.Offset != 5 || fail.Evidence.Repro != "repro t/fail" || len(fail.Evidence.Exchanges) != 1 {
+		t.Errorf("fail evidence = %+v", fail.Evidence)
+	}
+	if !strings.Contains(fail.Evidence.Stderr, "fake: got echo") {
+		t.Errorf("fail evidence has no stderr tail: %q", fail.Evidence.Stderr)
+	}
+	if r := run.Results[3]; r.Reason != "adapter offers no frobnicate" {
+		t.Errorf("not-checked reason = %q", r.Reason)
+	}
+	if pass := run.Results[0]; pass.Evidence.Repro != "" || pass.Evidence.Exchanges != nil {
+		t.Errorf("a pass carries evidence: %+v", pass.Evidence)
+	}
+}
+
+func TestExecuteFaultThenRecover(t *testing.T) {
+	// crash-once: the first adapter dies on echo; the restarted one behaves.
+	checks := []check.Check{
+		echoCheck("t/first", "echo", `{"a":1}`, `{"a":1}`),
+		echoCheck("t/second", "echo", `{"b":2}`, `{"b":2}`),
+	}
+	run := execute(t, adaptertest.CrashOnce, checks)
+	if r := run.Results[0]; r.Status != check.Error || !strings.Contains(r.Reason, "adapter exit") {
+		t.Errorf("first = %s %q, want error for the crash", r.Status, r.Reason)
+	} else if !strings.Contains(r.Evidence.Stderr, "crashing on purpose") || len(r.Evidence.Exchanges) != 1 {
+		t.Errorf("first evidence = %+v", r.Evidence)
+	}
+	if r := run.Results[1]; r.Status != check.Pass {
+		t.Errorf("second = %s %q, want pass after the restart", r.Status, r.Reason)
+	}
+	if !run.Complete || run.Restarts != 1 {
+		t.Errorf("complete = %v, restarts = %d", run.Complete, run.Restarts)
+	}
+}
+
+func TestExecuteGivesUp(t *testing.T) {
+	var checks []check.Check
+	for _, id := range []string{"a", "b", "c", "d", "e"} {
+		checks = append(checks, echoCheck("t/"+id, "echo", `{}`, `{}`))
+	}
+	checks = append(checks, echoCheck("t/unoffered", "nope", `{}`, `{}`))
+	start := time.Now()
+	run := execute(t, adaptertest.Garbage, checks)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("run took %s", d)
+	}
+	if run.Complete {
+		t.Error("a run that gave up is marked complete")
+	}
+	for i, r := range run.Results[:5] {
+		if r.Status != check.Error {
+			t.Errorf("%s = %s, want error", r.ID, r.Status)
+		}
+		notRun := strings.HasPrefix(r.Reason, "not run:")
+		if (i >= 3) != notRun {
+			t.Errorf("%s reason %q: the first three faulted, the rest were not run", r.ID, r.Reason)
+		}
+	}
+	if r := run.Results[5]; r.Status != check.NotChecked {
+		t.Errorf("unoffered op = %s, want not-checked even after giving up", r.Status)
+	}
+}
+
+func TestExecuteHangIsBounded(t *testing.T) {
+	checks := []check.Check{echoCheck("t/hang", "echo", `{}`, `{}`), echoCheck("t/slow", "slow", `{}`, `"slept"`)}
+	start := time.Now()
+	run := execute(t, adaptertest.Hang, checks)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a 1s timeout took %s", d)
+	}
+	if r := run.Results[0]; r.Status != check.Error || !strings.Contains(r.Reason, "timeout") {
+		t.Errorf("hang = %s %q", r.Status, r.Reason)
+	}
+	if r := run.Results[1]; r.Status != check.Pass {
+		t.Errorf("after the hang: %s %q, want pass on the restarted adapter", r.Status, r.Reason)
+	}
+}

@@ -1,0 +1,89 @@
+package check
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+func TestPatternMatch(t *testing.T) {
+	tests := []struct {
+		pattern string
+		id      string
+		want    bool
+	}{
+		{"jcs", "jcs/numbers/1e21", true},
+		{"jcs/numbers", "jcs/numbers/1e21", true},
+		{"jcs/num", "jcs/numbers/1e21", false}, // whole segments only
+		{"jcs/num*", "jcs/numbers/1e21", true},
+		{"jcs/*/1e21", "jcs/numbers/1e21", true},
+		{"jcs/*/1e21", "jcs/numbers/random/1e21", false},
+		{"jcs/**/1e21", "jcs/numbers/random/1e21", true},
+		{"jcs/**/1e21", "jcs/1e21", true},
+		{"**/1e21", "jcs/numbers/1e21", true},
+		{"**", "jcs/numbers/1e21", true},
+		{"*", "jcs/numbers/1e21", true},
+		{"jcs/numbers/1e21/more", "jcs/numbers/1e21", false},
+		{"cdc", "jcs/numbers/1e21", false},
+		{"jcs/numbers/1e2?", "jcs/numbers/1e21", true},
+	}
+	for _, tt := range tests {
+		p, err := ParsePattern(tt.pattern)
+		if err != nil {
+			t.Fatalf("ParsePattern(%q): %v", tt.pattern, err)
+		}
+		if got := p.Match(tt.id); got != tt.want {
+			t.Errorf("%q.Match(%q) = %v, want %v", tt.pattern, tt.id, got, tt.want)
+		}
+	}
+}
+
+func TestParsePatternErrors(t *testing.T) {
+	for _, s := range []string{"", "/jcs", "jcs/", "jcs//x", "jcs/[", "jcs/a[b"} {
+		if _, err := ParsePattern(s); err == nil {
+			t.Errorf("ParsePattern(%q) accepted a bad pattern", s)
+		}
+	}
+}
+
+func TestSelect(t *testing.T) {
+	checks := []Check{{ID: "s/a/1"}, {ID: "s/a/2"}, {ID: "s/b/1"}, {ID: "s/c"}}
+	ids := func(cs []Check) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	tests := []struct {
+		run, skip []string
+		want      []string
+		wantErr   string // the pattern a SelectError names
+	}{
+		{want: []string{"s/a/1", "s/a/2", "s/b/1", "s/c"}},
+		{run: []string{"s/a"}, want: []string{"s/a/1", "s/a/2"}},
+		{run: []string{"s/a", "s/c"}, want: []string{"s/a/1", "s/a/2", "s/c"}},
+		{skip: []string{"s/*/1"}, want: []string{"s/a/2", "s/c"}},
+		{run: []string{"s/a"}, skip: []string{"s/a/2"}, want: []string{"s/a/1"}},
+		{run: []string{"s/zzz"}, wantErr: "s/zzz"},
+		{skip: []string{"s/a/9"}, wantErr: "s/a/9"},
+		{run: []string{"s/a"}, skip: []string{"s/a"}, wantErr: "empty"},
+	}
+	for _, tt := range tests {
+		got, err := Select(checks, tt.run, tt.skip)
+		if tt.wantErr != "" {
+			var se *SelectError
+			switch {
+			case tt.wantErr == "empty" && err != nil && !errors.As(err, &se):
+			case errors.As(err, &se) && se.Pattern == tt.wantErr:
+			default:
+				t.Errorf("Select(run %q, skip %q) error = %v, want one naming %q", tt.run, tt.skip, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(ids(got), tt.want) {
+			t.Errorf("Select(run %q, skip %q) = %v, %v; want %v", tt.run, tt.skip, ids(got), err, tt.want)
+		}
+	}
+}
+
