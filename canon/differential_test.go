@@ -46,20 +46,24 @@ func diffInput(surrogates bool) []diffLine {
 	for i, line := range floatLines(fs) {
 		batch := fs[i*floatBatch : min((i+1)*floatBatch, len(fs))]
 		var b []byte
+		var err error
 		b = append(b, '[')
 		for j, f := range batch {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			s, err := FormatES6(f)
-			if err != nil {
-				panic(err)
+			s, ferr := FormatES6(f)
+			if ferr != nil && err == nil {
+				err = ferr
 			}
 			b = append(b, s...)
 		}
 		b = append(b, ']')
 		// The whole line through Canonicalize must agree with FormatES6.
-		canon, err := JCS.Canonicalize([]byte(line), ReadOptions{})
+		canon, cerr := JCS.Canonicalize([]byte(line), ReadOptions{})
+		if err == nil {
+			err = cerr
+		}
 		if err == nil && !bytes.Equal(canon, b) {
 			err = fmt.Errorf("Canonicalize of the batch differs from FormatES6")
 		}

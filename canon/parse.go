@@ -78,6 +78,8 @@ type parser struct {
 	buf       []byte     // scratch for decoding escaped strings
 	valSlab   []Value    // unused part of the last block allocated for elements
 	memSlab   []Member   // unused part of the last block allocated for members
+	valBlock  int        // size of the last block allocated for elements
+	memBlock  int        // size of the last block allocated for members
 }
 
 // slabMax is the largest number of elements or members allocated as one
@@ -91,7 +93,8 @@ func (p *parser) allocValues(n int) []Value {
 		if n > slabMax/4 {
 			return make([]Value, n)
 		}
-		p.valSlab = make([]Value, min(max(2*cap(p.valSlab), 16), slabMax))
+		p.valBlock = min(max(2*p.valBlock, 16), slabMax)
+		p.valSlab = make([]Value, max(p.valBlock, n))
 	}
 	s := p.valSlab[:n:n]
 	p.valSlab = p.valSlab[n:]
@@ -104,7 +107,8 @@ func (p *parser) allocMembers(n int) []Member {
 		if n > slabMax/4 {
 			return make([]Member, n)
 		}
-		p.memSlab = make([]Member, min(max(2*cap(p.memSlab), 16), slabMax))
+		p.memBlock = min(max(2*p.memBlock, 16), slabMax)
+		p.memSlab = make([]Member, max(p.memBlock, n))
 	}
 	s := p.memSlab[:n:n]
 	p.memSlab = p.memSlab[n:]
@@ -130,14 +134,23 @@ func (p *parser) unexpected(off int, what string) error {
 		return p.fail(off, ErrSyntax, "unexpected end of input, expected %s", what)
 	}
 	c := p.s[off]
+	if p.invalidUTF8At(off) {
+		return p.fail(off, ErrInvalidUTF8, "invalid UTF-8 byte 0x%02x", c)
+	}
 	if c >= utf8.RuneSelf {
-		r, size := utf8.DecodeRuneInString(p.s[off:])
-		if r == utf8.RuneError && size == 1 {
-			return p.fail(off, ErrInvalidUTF8, "invalid UTF-8 byte 0x%02x", c)
-		}
+		r, _ := utf8.DecodeRuneInString(p.s[off:])
 		return p.fail(off, ErrSyntax, "unexpected character %U, expected %s", r, what)
 	}
 	return p.fail(off, ErrSyntax, "unexpected character %s, expected %s", quoteByte(c), what)
+}
+
+// invalidUTF8At reports whether the input is not UTF-8 at off.
+func (p *parser) invalidUTF8At(off int) bool {
+	if p.s[off] < utf8.RuneSelf {
+		return false
+	}
+	r, size := utf8.DecodeRuneInString(p.s[off:])
+	return r == utf8.RuneError && size == 1
 }
 
 // quoteByte returns an ASCII byte in quotes for messages.
@@ -165,13 +178,14 @@ func (p *parser) parse() (Value, error) {
 value:
 	for {
 		// Read one value starting at p.pos, or open a container.
-		if p.maxDepth > 0 && len(p.open) > p.maxDepth {
-			return Value{}, p.fail(p.pos, ErrDepth, "nesting depth %d exceeds the limit of %d", len(p.open), p.maxDepth)
-		}
 		if p.pos >= len(p.s) {
 			return Value{}, p.unexpected(p.pos, "a value")
 		}
-		switch c := p.s[p.pos]; {
+		c := p.s[p.pos]
+		if p.maxDepth > 0 && len(p.open) > p.maxDepth && startsValue(c) {
+			return Value{}, p.fail(p.pos, ErrDepth, "nesting depth %d exceeds the limit of %d", len(p.open), p.maxDepth)
+		}
+		switch {
 		case c == '[':
 			p.pos++
 			p.skipSpace()
@@ -237,8 +251,8 @@ value:
 			if len(p.open) == 0 {
 				p.skipSpace()
 				if p.pos < len(p.s) {
-					if err := p.unexpected(p.pos, "end of input"); err.(*SyntaxError).Err == ErrInvalidUTF8 {
-						return Value{}, err
+					if p.invalidUTF8At(p.pos) {
+						return Value{}, p.fail(p.pos, ErrInvalidUTF8, "invalid UTF-8 byte 0x%02x", p.s[p.pos])
 					}
 					return Value{}, p.fail(p.pos, ErrTrailingData, "trailing data after the top-level value")
 				}
@@ -258,7 +272,6 @@ value:
 						base := p.arrayBase[len(p.arrayBase)-1]
 						elems := p.allocValues(len(p.vals) - base)
 						copy(elems, p.vals[base:])
-						clear(p.vals[base:])
 						p.vals = p.vals[:base]
 						p.arrayBase = p.arrayBase[:len(p.arrayBase)-1]
 						p.open = p.open[:len(p.open)-1]
@@ -291,7 +304,6 @@ value:
 					p.pos++
 					members := p.allocMembers(len(p.mems) - o.base)
 					copy(members, p.mems[o.base:])
-					clear(p.mems[o.base:])
 					p.mems = p.mems[:o.base]
 					p.objs = p.objs[:len(p.objs)-1]
 					p.open = p.open[:len(p.open)-1]
@@ -369,6 +381,15 @@ func (p *parser) nonFiniteToken(off int) string {
 		}
 	}
 	return ""
+}
+
+// startsValue reports whether c can start a JSON value.
+func startsValue(c byte) bool {
+	switch c {
+	case '[', '{', '"', '-', 't', 'f', 'n':
+		return true
+	}
+	return isDigit(c)
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
@@ -584,10 +605,8 @@ func (p *parser) hex4(off int) (rune, error) {
 		case 'A' <= c && c <= 'F':
 			d = c - 'A' + 10
 		default:
-			if c >= utf8.RuneSelf {
-				if r, size := utf8.DecodeRuneInString(p.s[off+k:]); r == utf8.RuneError && size == 1 {
-					return 0, p.fail(off+k, ErrInvalidUTF8, "invalid UTF-8 byte 0x%02x in string", c)
-				}
+			if p.invalidUTF8At(off + k) {
+				return 0, p.fail(off+k, ErrInvalidUTF8, "invalid UTF-8 byte 0x%02x in string", c)
 			}
 			return 0, p.fail(off+k, ErrSyntax, "invalid hexadecimal digit %s in \\u escape", quoteByte(c))
 		}

@@ -2,6 +2,8 @@ package canon
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -154,6 +156,10 @@ var rejectCases = []rejectCase{
 	{"member too deep", `{"a":{"b":1}}`, ReadOptions{MaxDepth: 1}, ErrDepth, 10},
 	{"array in object too deep", `[{"a":[]}]`, ReadOptions{MaxDepth: 1}, ErrDepth, 6},
 	{"depth before later syntax error", nested(3) + "x", ReadOptions{MaxDepth: 1}, ErrDepth, 2},
+	{"end of input is not too deep", "[[", ReadOptions{MaxDepth: 1}, ErrSyntax, 2},
+	{"comma is not too deep", "[[,", ReadOptions{MaxDepth: 1}, ErrSyntax, 2},
+	{"non-finite too deep is non-finite", "[[NaN]]", ReadOptions{MaxDepth: 1}, ErrNonFinite, 2},
+	{"literal too deep", "[[true]]", ReadOptions{MaxDepth: 1}, ErrDepth, 2},
 }
 
 func TestParseRejects(t *testing.T) {
@@ -365,5 +371,47 @@ func TestParseDoesNotAlias(t *testing.T) {
 	}
 	if got := v.String(); got != `{"key":"value","n":12}` {
 		t.Errorf("Value changed with its input: %s", got)
+	}
+}
+
+func TestParseContainerSizes(t *testing.T) {
+	// Containers of every size up to past the shared block size, in one
+	// document, keep their own elements.
+	var b strings.Builder
+	b.WriteString("[")
+	for n := 0; n <= 1100; n += 1 + n/8 {
+		if n > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("[")
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(strconv.Itoa(i))
+		}
+		b.WriteString(`],{`)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"k%d":%d`, i, i)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("]")
+	in := b.String()
+	v, err := Parse([]byte(in), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.String(); got != in {
+		t.Fatalf("String() differs from the input")
+	}
+	for i := 0; i < len(v.Elems); i += 2 {
+		a, o := v.Elems[i], v.Elems[i+1]
+		if len(a.Elems) != len(o.Members) || cap(a.Elems) != len(a.Elems) || cap(o.Members) != len(o.Members) {
+			t.Errorf("container %d: %d elements (cap %d), %d members (cap %d)", i/2, len(a.Elems), cap(a.Elems), len(o.Members), cap(o.Members))
+		}
 	}
 }

@@ -86,4 +86,3 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
-
