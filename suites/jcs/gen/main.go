@@ -15,11 +15,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -42,6 +44,8 @@ func main() {
 }
 
 func run() error {
+	out := flag.String("out", "corpus", "write the corpus into `DIR`")
+	flag.Parse()
 	vs := vectors()
 	if err := fillOutputs(vs); err != nil {
 		return err
@@ -68,10 +72,13 @@ func run() error {
 		b.WriteByte('\n')
 	}
 	b.WriteString("  ]\n}\n")
-	if err := os.WriteFile("corpus/vectors.json", b.Bytes(), 0o644); err != nil {
+	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	_, err := corpus.Lock("corpus")
+	if err := os.WriteFile(filepath.Join(*out, "vectors.json"), b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	_, err := corpus.Lock(*out)
 	return err
 }
 
