@@ -58,4 +58,3 @@ func describe(r check.Result) string {
 	}
 	return b.String()
 }
-
