@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,10 @@ import (
 )
 
 const modeVar = "REFEREE_FAKE_ADAPTER"
+
+// OpsVar names extra ops (comma-separated) the fake offers and treats as
+// echo, so a suite's real ops can meet each misbehaviour.
+const OpsVar = "REFEREE_FAKE_ADAPTER_OPS"
 
 // The fake's modes. Each answers hello correctly (unless its name says
 // otherwise) with ops "echo", "fail" and "slow", then behaves as named when
@@ -46,7 +51,11 @@ func MaybeRunFake() {
 	if mode == "" {
 		return
 	}
-	os.Exit(runFake(mode, os.Getenv(modeVar+"_STATE")))
+	var extra []string
+	if ops := os.Getenv(OpsVar); ops != "" {
+		extra = strings.Split(ops, ",")
+	}
+	os.Exit(runFake(mode, os.Getenv(modeVar+"_STATE"), extra))
 }
 
 // Process returns a config that starts a fake adapter in mode. state, if
@@ -67,7 +76,8 @@ type request struct {
 	Args json.RawMessage `json:"args"`
 }
 
-func runFake(mode, state string) int {
+func runFake(mode, state string, extra []string) int {
+	ops, _ := json.Marshal(append([]string{"echo", "fail", "slow"}, extra...))
 	out := bufio.NewWriter(os.Stdout)
 	say := func(format string, args ...any) {
 		fmt.Fprintf(out, format+"\n", args...)
@@ -99,10 +109,13 @@ func runFake(mode, state string) int {
 			fmt.Fprintf(os.Stderr, "fake: bad request %q\n", in.Text())
 			continue
 		}
+		if slices.Contains(extra, r.Op) {
+			r.Op = "echo"
+		}
 		fmt.Fprintf(os.Stderr, "fake: got %s\n", r.Op)
 		switch {
 		case r.Op == "hello":
-			say(`{"id":%d,"ok":{"name":"fake-%s","version":"0.0.1","ops":["echo","fail","slow"],"concurrency":%d}}`, r.ID, mode, concurrency)
+			say(`{"id":%d,"ok":{"name":"fake-%s","version":"0.0.1","ops":%s,"concurrency":%d}}`, r.ID, mode, ops, concurrency)
 		case r.Op == "fail":
 			say(`{"id":%d,"err":{"code":"nope","message":"fails on purpose","extra":[1,2]}}`, r.ID)
 		case r.Op == "slow":

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -179,13 +180,18 @@ func loadRFCLayout(c *corpus.Corpus) ([]check.Check, error) {
 // canonCheck asks for the canonical text of input and compares it byte for
 // byte with want, or requires a rejection.
 func canonCheck(id, doc, input string, want []byte, reject bool) check.Check {
+	explain := "sends: " + Op + ` {"value_text": ` + clip(strconv.Quote(input)) + "}\nexpects: "
 	if reject {
 		doc = "rejects: " + doc
+		explain += "a rejection (an err reply, with any code or none)"
+	} else {
+		explain += clip(string(want)) + fmt.Sprintf("\n         (%d bytes, compared byte for byte)", len(want))
 	}
 	return check.Check{
-		ID:    id,
-		Doc:   doc,
-		Needs: []string{Op},
+		ID:      id,
+		Doc:     doc,
+		Needs:   []string{Op},
+		Explain: explain,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, Op, map[string]string{"value_text": input})
 			if err != nil {
@@ -206,6 +212,13 @@ func canonCheck(id, doc, input string, want []byte, reject bool) check.Check {
 			return check.SameBytes("canonical text", want, []byte(r.OK.Str))
 		},
 	}
+}
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + fmt.Sprintf("... (%d bytes)", len(s))
+	}
+	return s
 }
 
 // Handler is the built-in adapter: referee's own canon package, honest or in
