@@ -12,6 +12,8 @@ func newCorpusCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "corpus",
 		Short: "Write or verify a corpus's manifest of SHA-256 digests",
+		Example: `  referee corpus lock suites/jcs/corpus
+  referee corpus verify suites/jcs/corpus`,
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:     "lock DIR",

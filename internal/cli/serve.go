@@ -19,6 +19,8 @@ func newServeCmd(e *env) *cobra.Command {
 		Long: `serve runs a suite's built-in Go implementation as an adapter of its own:
 on stdio, so referee (or any runner) can drive it as a child process, or
 over HTTP with --http ADDR.`,
+		Example: `  referee run jcs -- referee serve jcs --mode codepoint-order
+  referee serve jcs --http 127.0.0.1:8785`,
 	}
 	for _, def := range suiteDefs() {
 		var mode, addr string
