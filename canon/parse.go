@@ -70,49 +70,39 @@ type parser struct {
 	maxDepth int
 	lastWins bool
 
-	open      []byte     // kind of each open container, outermost first
-	arrayBase []int      // for each open array, its first element's index in vals
-	objs      []objFrame // one for each open object
-	vals      []Value    // elements of open arrays
-	mems      []Member   // members of open objects
-	buf       []byte     // scratch for decoding escaped strings
-	valSlab   []Value    // unused part of the last block allocated for elements
-	memSlab   []Member   // unused part of the last block allocated for members
-	valBlock  int        // size of the last block allocated for elements
-	memBlock  int        // size of the last block allocated for members
+	open      []byte       // kind of each open container, outermost first
+	arrayBase []int        // for each open array, its first element's index in vals
+	objs      []objFrame   // one for each open object
+	vals      []Value      // elements of open arrays
+	mems      []Member     // members of open objects
+	buf       []byte       // scratch for decoding escaped strings
+	valSlab   slab[Value]  // blocks for array elements
+	memSlab   slab[Member] // blocks for object members
 }
 
 // slabMax is the largest number of elements or members allocated as one
 // block to be shared by several containers.
 const slabMax = 1024
 
-// allocValues returns a slice of n zero Values, carved from a shared block
-// when small, so that small arrays cost no allocation of their own.
-func (p *parser) allocValues(n int) []Value {
-	if n > len(p.valSlab) {
-		if n > slabMax/4 {
-			return make([]Value, n)
-		}
-		p.valBlock = min(max(2*p.valBlock, 16), slabMax)
-		p.valSlab = make([]Value, max(p.valBlock, n))
-	}
-	s := p.valSlab[:n:n]
-	p.valSlab = p.valSlab[n:]
-	return s
+// slab hands out small slices carved from shared blocks, so that small
+// containers cost no allocation of their own.
+type slab[T any] struct {
+	free  []T // unused part of the last block
+	block int // size of the last block
 }
 
-// allocMembers is allocValues for members.
-func (p *parser) allocMembers(n int) []Member {
-	if n > len(p.memSlab) {
+// alloc returns a slice of n zero values.
+func (s *slab[T]) alloc(n int) []T {
+	if n > len(s.free) {
 		if n > slabMax/4 {
-			return make([]Member, n)
+			return make([]T, n)
 		}
-		p.memBlock = min(max(2*p.memBlock, 16), slabMax)
-		p.memSlab = make([]Member, max(p.memBlock, n))
+		s.block = min(max(2*s.block, 16), slabMax)
+		s.free = make([]T, max(s.block, n))
 	}
-	s := p.memSlab[:n:n]
-	p.memSlab = p.memSlab[n:]
-	return s
+	out := s.free[:n:n]
+	s.free = s.free[n:]
+	return out
 }
 
 // objFrame is the state of one open object.
@@ -270,7 +260,7 @@ value:
 					case ']':
 						p.pos++
 						base := p.arrayBase[len(p.arrayBase)-1]
-						elems := p.allocValues(len(p.vals) - base)
+						elems := p.valSlab.alloc(len(p.vals) - base)
 						copy(elems, p.vals[base:])
 						p.vals = p.vals[:base]
 						p.arrayBase = p.arrayBase[:len(p.arrayBase)-1]
@@ -302,7 +292,7 @@ value:
 					continue value
 				case '}':
 					p.pos++
-					members := p.allocMembers(len(p.mems) - o.base)
+					members := p.memSlab.alloc(len(p.mems) - o.base)
 					copy(members, p.mems[o.base:])
 					p.mems = p.mems[:o.base]
 					p.objs = p.objs[:len(p.objs)-1]

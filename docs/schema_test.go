@@ -521,8 +521,9 @@ func reportRuns(t *testing.T, url string) []struct {
 			}
 		}},
 		{"faulty adapter", []string{"run", "jcs", "--run", "jcs/rejects", "--run", "jcs/keys", "--env", childVar + "=flaky", "--", self}, 1, func(t *testing.T, r *docReport) {
-			if r.Counts.Error == 0 || r.Restarts != r.Counts.Error || !r.Complete {
-				t.Errorf("want errors, one restart each, and a complete run: %+v restarts %d", r.Counts, r.Restarts)
+			// Every fault but one at the very end is followed by a restart.
+			if r.Counts.Error == 0 || r.Restarts < r.Counts.Error-1 || r.Restarts > r.Counts.Error || !r.Complete {
+				t.Errorf("want errors, a restart after each, and a complete run: %+v restarts %d", r.Counts, r.Restarts)
 			}
 			for _, c := range r.Checks {
 				if c.Status != "error" {

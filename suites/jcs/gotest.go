@@ -13,11 +13,7 @@ import (
 // own tests with adapter.InProcess and a Handler of its own.
 func Test(t *testing.T, start adapter.Starter) *check.Run {
 	t.Helper()
-	c, err := Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	suite, err := Load(c)
+	suite, err := LoadEmbedded()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,6 +48,15 @@ func Embedded() (*corpus.Corpus, error) {
 	return corpus.Open(sub, "embedded:jcs")
 }
 
+// LoadEmbedded builds the suite from its embedded corpus.
+func LoadEmbedded() (*check.Suite, error) {
+	c, err := Embedded()
+	if err != nil {
+		return nil, err
+	}
+	return Load(c)
+}
+
 // Load builds the suite's checks from a corpus: referee's own format (a
 // vectors.json) or the RFC 8785 test-data layout (input/ with output/ or outhex/).
 func Load(c *corpus.Corpus) (*check.Suite, error) {

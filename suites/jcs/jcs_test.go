@@ -19,11 +19,7 @@ import (
 
 func embeddedSuite(t *testing.T) *check.Suite {
 	t.Helper()
-	c, err := Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(c)
+	s, err := LoadEmbedded()
 	if err != nil {
 		t.Fatal(err)
 	}
