@@ -573,7 +573,9 @@ func TestReports(t *testing.T) {
 		t.Run(run.name, func(t *testing.T) {
 			dir := t.TempDir()
 			jsonPath, junitPath := filepath.Join(dir, "report.json"), filepath.Join(dir, "report.xml")
-			out := referee(t, append(run.args, "--json", jsonPath, "--junit", junitPath)...)
+			// The report flags go before any "--", after which the adapter's argv begins.
+			args := append([]string{"--json", jsonPath, "--junit", junitPath}, run.args[2:]...)
+			out := referee(t, append(slices.Clone(run.args[:2]), args...)...)
 			if out.code != run.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", out.code, run.code, out.stdout, out.stderr)
 			}

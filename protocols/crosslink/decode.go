@@ -1,0 +1,224 @@
+package crosslink
+
+import (
+	"errors"
+	"math"
+	"regexp"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/refereehq/referee/canon"
+)
+
+// DecodeMessage decodes one frame payload (without its length prefix) into a
+// validated message, in the reference's order: UTF-8, then JSON, then
+// nesting depth, then version, then structure. The first failing step
+// decides the *Error's code.
+func DecodeMessage(payload []byte) (canon.Value, error) {
+	if !utf8.Valid(payload) {
+		return canon.Value{}, &Error{Code: CodeParseError, Reason: "not valid UTF-8"}
+	}
+	v, err := ParseValue(payload)
+	if err != nil {
+		return canon.Value{}, &Error{Code: CodeParseError, Reason: "invalid JSON", Err: err}
+	}
+	if depth(v) > MaxDepth {
+		return canon.Value{}, &Error{Code: CodeInvalidMessage, Reason: "too-deep"}
+	}
+	if v.Kind == canon.Object {
+		if ver, ok := member(v, "v"); ok && ver.Kind == canon.String && ver.Str != Version {
+			return canon.Value{}, &Error{Code: CodeVersionUnsupported, Reason: "version " + strconv.Quote(ver.Str)}
+		}
+	}
+	if err := Validate(v); err != nil {
+		return canon.Value{}, err
+	}
+	return v, nil
+}
+
+// depth returns the greatest nesting depth in v, the top level being 0.
+func depth(v canon.Value) int {
+	d := 0
+	for _, e := range v.Elems {
+		d = max(d, 1+depth(e))
+	}
+	for _, m := range v.Members {
+		d = max(d, 1+depth(m.Value))
+	}
+	return d
+}
+
+func member(v canon.Value, key string) (canon.Value, bool) {
+	for _, m := range v.Members {
+		if m.Key == key {
+			return m.Value, true
+		}
+	}
+	return canon.Value{}, false
+}
+
+var (
+	idPattern      = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	namePattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$`)
+	versionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
+	devicePattern  = regexp.MustCompile(`^cd1_[0-9a-f]{32}$`)
+)
+
+// Kinds lists the message kinds (the values of "t") the validator knows.
+var Kinds = []string{"req", "res", "err", "chunk", "end", "evt", "sub", "unsub", "cancel", "ping", "pong", "hello", "hello_ok", "bye"}
+
+// Validate checks a parsed message's structure: an object with "v" equal to
+// Version, a known kind "t", and that kind's fields. Members it does not
+// know are allowed.
+func Validate(v canon.Value) error {
+	if v.Kind == canon.Array {
+		return invalid("bad-version")
+	}
+	if v.Kind != canon.Object {
+		return invalid("not-an-object")
+	}
+	if ver, ok := member(v, "v"); !ok || ver.Kind != canon.String || ver.Str != Version {
+		return invalid("bad-version")
+	}
+	t, ok := member(v, "t")
+	if !ok || t.Kind != canon.String {
+		return invalid("bad-type")
+	}
+	f := fields{v}
+	switch t.Str {
+	case "req":
+		return first(f.match("i", idPattern, "req-id"), f.match("m", namePattern, "req-method"), f.idem())
+	case "res", "end", "cancel":
+		return f.match("i", idPattern, t.Str+"-id")
+	case "err":
+		return first(f.match("i", idPattern, "err-id"), f.errorBody())
+	case "chunk":
+		return first(f.match("i", idPattern, "chunk-id"), f.chunkIndex(), f.present("d", "chunk-data"))
+	case "evt", "sub":
+		return first(f.match("s", idPattern, t.Str+"-sub"), f.match("e", namePattern, t.Str+"-event"))
+	case "unsub":
+		return f.match("s", idPattern, "unsub-sub")
+	case "ping", "pong":
+		return f.finite("ts", t.Str+"-ts")
+	case "hello":
+		return first(f.versions(), f.match("deviceId", devicePattern, "hello-device"), f.appID())
+	case "hello_ok":
+		return f.match("version", versionPattern, "hello_ok-version")
+	case "bye":
+		return nil
+	}
+	return invalid("bad-type")
+}
+
+func invalid(reason string) error { return &Error{Code: CodeInvalidMessage, Reason: reason} }
+
+// first returns the first non-nil error, in the order the reference checks them.
+func first(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fields reads one message's members for validation.
+type fields struct{ msg canon.Value }
+
+func (f fields) match(key string, re *regexp.Regexp, reason string) error {
+	m, ok := member(f.msg, key)
+	if !ok || m.Kind != canon.String || !re.MatchString(m.Str) {
+		return invalid(reason)
+	}
+	return nil
+}
+
+func (f fields) present(key, reason string) error {
+	if _, ok := member(f.msg, key); !ok {
+		return invalid(reason)
+	}
+	return nil
+}
+
+func (f fields) idem() error {
+	if m, ok := member(f.msg, "idem"); ok && (m.Kind != canon.Bool || !m.Bool) {
+		return invalid("req-idem")
+	}
+	return nil
+}
+
+func (f fields) number(key string) (float64, bool) {
+	m, ok := member(f.msg, key)
+	if !ok || m.Kind != canon.Number {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(m.Num, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return x, true
+}
+
+func (f fields) finite(key, reason string) error {
+	if x, ok := f.number(key); !ok || math.IsInf(x, 0) {
+		return invalid(reason)
+	}
+	return nil
+}
+
+func (f fields) chunkIndex() error {
+	// Number.isInteger(n) && n >= 0: 1.0 is an integer, 1e400 is not.
+	if x, ok := f.number("n"); !ok || math.IsInf(x, 0) || x != math.Trunc(x) || x < 0 {
+		return invalid("chunk-index")
+	}
+	return nil
+}
+
+func (f fields) errorBody() error {
+	e, ok := member(f.msg, "e")
+	if !ok || e.Kind != canon.Object {
+		return invalid("err-body")
+	}
+	code, ok := member(e, "code")
+	if !ok || code.Kind != canon.String || !IsCode(code.Str) {
+		return invalid("err-code")
+	}
+	if msg, ok := member(e, "message"); !ok || msg.Kind != canon.String {
+		return invalid("err-message")
+	}
+	return nil
+}
+
+func (f fields) versions() error {
+	vs, ok := member(f.msg, "versions")
+	if !ok || vs.Kind != canon.Array || len(vs.Elems) == 0 {
+		return invalid("hello-versions")
+	}
+	for _, e := range vs.Elems {
+		if e.Kind != canon.String || !versionPattern.MatchString(e.Str) {
+			return invalid("hello-versions")
+		}
+	}
+	return nil
+}
+
+func (f fields) appID() error {
+	// The reference measures String.length: UTF-16 code units.
+	m, ok := member(f.msg, "appId")
+	if !ok || m.Kind != canon.String {
+		return invalid("hello-app")
+	}
+	if n := utf16Len(m.Str); n < 1 || n > 256 {
+		return invalid("hello-app")
+	}
+	return nil
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
