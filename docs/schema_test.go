@@ -1014,11 +1014,7 @@ func (myHandler) Handle(ctx context.Context, op string, args []byte) (json.RawMe
 // TestConformance is the Go example in adapter-protocol.md, as it stands there.
 func TestConformance(t *testing.T) {
 	ctx := context.Background()
-	c, err := jcs.Embedded() // the suite's embedded, digest-checked corpus
-	if err != nil {
-		t.Fatal(err)
-	}
-	suite, err := jcs.Load(c)
+	suite, err := jcs.LoadEmbedded() // the suite's embedded, digest-checked corpus
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1032,6 +1028,14 @@ func TestConformance(t *testing.T) {
 		if r.Status != check.Pass {
 			t.Errorf("%s: %s: %s", r.ID, r.Status, r.Reason)
 		}
+	}
+}
+
+// TestConformanceSubtests is the one-line form the page gives.
+func TestConformanceSubtests(t *testing.T) {
+	run := jcs.Test(t, adapter.InProcess(myHandler{}))
+	if n := run.Counts(); n.Pass != len(run.Results) {
+		t.Errorf("counts %+v", n)
 	}
 }
 
