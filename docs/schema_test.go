@@ -1031,6 +1031,26 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// TestGoExampleIsThisFile requires the Go example in adapter-protocol.md to
+// be TestConformance above, character for character.
+func TestGoExampleIsThisFile(t *testing.T) {
+	page, err := os.ReadFile("adapter-protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("schema_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```go\n(func TestConformance[(].*?\n}\n)```").FindSubmatch(page)
+	if m == nil {
+		t.Fatal("adapter-protocol.md has no func TestConformance block")
+	}
+	if !bytes.Contains(src, m[1]) {
+		t.Errorf("the Go example in adapter-protocol.md differs from TestConformance in schema_test.go:\n%s", m[1])
+	}
+}
+
 // TestConformanceSubtests is the one-line form the page gives.
 func TestConformanceSubtests(t *testing.T) {
 	run := jcs.Test(t, adapter.InProcess(myHandler{}))

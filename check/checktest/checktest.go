@@ -58,3 +58,46 @@ func describe(r check.Result) string {
 	}
 	return b.String()
 }
+
+// Execute runs suite against start and returns the run, failing t if the
+// implementation cannot be started.
+func Execute(t testing.TB, suite *check.Suite, start adapter.Starter) *check.Run {
+	t.Helper()
+	client, err := adapter.Dial(t.Context(), start, suite.Name, adapter.Options{})
+	if err != nil {
+		t.Fatalf("%s: the implementation could not be started: %v", suite.Name, err)
+	}
+	defer client.Close()
+	return check.Execute(t.Context(), client, suite.Checks, check.Options{})
+}
+
+// EveryCheckCanFail runs suite against each broken implementation and
+// requires every check to fail under at least one of them, and each of them
+// to fail at least one check: a check that cannot fail is a defect. Broken
+// runs must end only in pass or fail. It returns, for each check ID, the
+// names of the implementations it failed under.
+func EveryCheckCanFail(t *testing.T, suite *check.Suite, broken map[string]adapter.Starter) map[string][]string {
+	t.Helper()
+	failed := map[string][]string{}
+	for name, start := range broken {
+		run := Execute(t, suite, start)
+		n := run.Counts()
+		if n.Fail == 0 {
+			t.Errorf("%s: broken mode %s fails no check", suite.Corpus, name)
+		}
+		if n.Error > 0 || n.NotChecked > 0 {
+			t.Errorf("%s: broken mode %s: %+v (only pass and fail are expected)", suite.Corpus, name, n)
+		}
+		for _, r := range run.Results {
+			if r.Status == check.Fail {
+				failed[r.ID] = append(failed[r.ID], name)
+			}
+		}
+	}
+	for _, c := range suite.Checks {
+		if len(failed[c.ID]) == 0 {
+			t.Errorf("%s: %s fails under no broken mode", suite.Corpus, c.ID)
+		}
+	}
+	return failed
+}

@@ -213,7 +213,7 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 		report.Tool{Name: "referee", Version: versionString()},
 		report.Suite{Name: suite.Name, Version: suite.Version, Corpus: suite.Corpus, CorpusDigest: suite.CorpusDigest},
 		impl, run, o.strict)
-	if err := o.writeReports(e, def, rep); err != nil {
+	if err := o.writeReports(e, def, rep, run); err != nil {
 		return err
 	}
 	if code := rep.ExitCode(); code != report.ExitOK {
@@ -307,17 +307,11 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func (o *runOptions) writeReports(e *env, def *suiteDef, rep *report.Report) error {
+func (o *runOptions) writeReports(e *env, def *suiteDef, rep *report.Report, run *check.Run) error {
 	write := map[string]func(io.Writer) error{
 		"json":  func(w io.Writer) error { return report.WriteJSON(w, rep) },
 		"junit": func(w io.Writer) error { return report.WriteJUnit(w, rep) },
-		"native": func(w io.Writer) error {
-			doc, err := def.native(rep)
-			if err != nil {
-				return err
-			}
-			return report.WriteNative(w, doc)
-		},
+		"native": func(w io.Writer) error { return report.WriteNative(w, def.native(run)) },
 		"text": func(w io.Writer) error {
 			return report.WriteText(w, rep, report.TextOptions{Color: o.color(e.stdout), Passes: !o.quiet})
 		},

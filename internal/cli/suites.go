@@ -4,7 +4,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
-	"github.com/refereehq/referee/report"
+	"github.com/refereehq/referee/suites/crosslink"
 	"github.com/refereehq/referee/suites/jcs"
 )
 
@@ -21,13 +21,13 @@ type suiteDef struct {
 	reference func(mode string) (adapter.Handler, error)
 	modes     []modeInfo
 	// native renders the suite's own report shape; nil if it has none.
-	native func(r *report.Report) (any, error)
+	native func(run *check.Run) any
 }
 
 type modeInfo struct{ name, doc string }
 
 func suiteDefs() []*suiteDef {
-	return []*suiteDef{jcsDef()}
+	return []*suiteDef{crosslinkDef(), jcsDef()}
 }
 
 func findSuite(name string) *suiteDef {
@@ -82,4 +82,45 @@ func openCorpus(dir string, embedded func() (*corpus.Corpus, error)) (*corpus.Co
 		return embedded()
 	}
 	return corpus.OpenDir(dir)
+}
+
+func crosslinkDef() *suiteDef {
+	modes := make([]modeInfo, len(crosslink.Modes))
+	for i, m := range crosslink.Modes {
+		modes[i] = modeInfo{m.Name, m.Doc}
+	}
+	return &suiteDef{
+		name:  crosslink.Name,
+		short: "Crosslink v1: canonicalJson, length-prefixed frames, decodeMessage and its error codes",
+		long: `The crosslink suite checks a Crosslink v1 implementation byte for byte:
+each positive case three ways (canonicalJson of the message, encodeFrame of
+it, and decodeMessage of its canonical payload canonicalised again), each
+negative payload for its stable error code, and referee's own decode and
+frame-size cases.
+
+Without --corpus it runs referee's embedded corpus; --corpus DIR runs a
+corpus in the upstream layout (messages-v1.json and invalid-v1.json, e.g.
+../shared/corpora/crosslink). --format native prints upstream's report,
+{passed, failed, failures}.`,
+		example: `  referee run crosslink
+  referee run crosslink -- node examples/adapters/node/crosslink.mjs
+  referee run crosslink --corpus ../shared/corpora/crosslink --format native -- python3 examples/adapters/python/crosslink.py
+  referee run crosslink --mode codepoint-order --run 'crosslink/cases/keys-*'`,
+		load: func(dir string) (*check.Suite, error) {
+			c, err := openCorpus(dir, crosslink.Embedded)
+			if err != nil {
+				return nil, err
+			}
+			return crosslink.Load(c)
+		},
+		reference: func(mode string) (adapter.Handler, error) {
+			h, err := crosslink.Reference(mode)
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		},
+		modes:  modes,
+		native: func(run *check.Run) any { return crosslink.Native(run) },
+	}
 }

@@ -1,6 +1,7 @@
 package crosslink
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"regexp"
@@ -14,16 +15,19 @@ import (
 // DecodeMessage decodes one frame payload (without its length prefix) into a
 // validated message, in the reference's order: UTF-8, then JSON, then
 // nesting depth, then version, then structure. The first failing step
-// decides the *Error's code.
+// decides the *Error's code. A leading UTF-8 byte-order mark is dropped, as
+// the reference's TextDecoder does; invalid UTF-8, which that TextDecoder
+// would replace with U+FFFD, is parse_error here.
 func DecodeMessage(payload []byte) (canon.Value, error) {
-	if !utf8.Valid(payload) {
+	payload, ok := Text(payload)
+	if !ok {
 		return canon.Value{}, &Error{Code: CodeParseError, Reason: "not valid UTF-8"}
 	}
 	v, err := ParseValue(payload)
 	if err != nil {
 		return canon.Value{}, &Error{Code: CodeParseError, Reason: "invalid JSON", Err: err}
 	}
-	if depth(v) > MaxDepth {
+	if Depth(v) > MaxDepth {
 		return canon.Value{}, &Error{Code: CodeInvalidMessage, Reason: "too-deep"}
 	}
 	if v.Kind == canon.Object {
@@ -37,14 +41,22 @@ func DecodeMessage(payload []byte) (canon.Value, error) {
 	return v, nil
 }
 
-// depth returns the greatest nesting depth in v, the top level being 0.
-func depth(v canon.Value) int {
+// Text returns payload without a leading byte-order mark, and whether it is
+// valid UTF-8.
+func Text(payload []byte) ([]byte, bool) {
+	payload = bytes.TrimPrefix(payload, []byte("\xef\xbb\xbf"))
+	return payload, utf8.Valid(payload)
+}
+
+// Depth returns the greatest nesting depth in v: the top level is depth 0
+// and each container adds one for its members.
+func Depth(v canon.Value) int {
 	d := 0
 	for _, e := range v.Elems {
-		d = max(d, 1+depth(e))
+		d = max(d, 1+Depth(e))
 	}
 	for _, m := range v.Members {
-		d = max(d, 1+depth(m.Value))
+		d = max(d, 1+Depth(m.Value))
 	}
 	return d
 }

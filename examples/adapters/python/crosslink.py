@@ -1,0 +1,572 @@
+#!/usr/bin/env python3
+"""crosslink.py: a referee-adapter/1 adapter for referee's "crosslink" suite, in Python.
+
+Python 3.11 or later, standard library only. It is a small, self-contained
+implementation of the Crosslink v1 wire protocol: canonical JSON,
+length-prefixed framing and the payload decode pipeline.
+
+referee starts it as a child process and speaks NDJSON over its stdio:
+
+    referee run crosslink -- python3 examples/adapters/python/crosslink.py
+
+Each request is one JSON object on one line of stdin; each reply is one line
+on stdout. stdout carries protocol only; logs go to stderr. The adapter exits
+0 when stdin closes.
+
+Ops:
+    canonicalJson {value: V}       -> ok: canonical JSON text of V, as a string
+    encodeFrame   {value: V}       -> ok: lowercase hex of u32_be(len) || payload
+    decodeMessage {payload_hex: H} -> ok: the decoded message, or err with a
+                                      Crosslink error code
+
+The Crosslink reference is TypeScript, so JSON is read here the way
+JavaScript's JSON.parse reads it, by a small parser of our own (the stdlib
+json module recurses once per nesting level and keeps integers exact): every
+number becomes an IEEE double, duplicate keys keep the last value (at the
+first one's position), lone surrogate escapes survive as lone surrogates,
+and an explicit stack replaces recursion, so nesting depth is limited only by
+memory. The whole request line, not just the payload, is read by this
+parser. Strings are Python str; a lone surrogate is a code point in
+U+D800..U+DFFF, and an escaped surrogate pair is joined into one code point,
+as JavaScript would see it.
+"""
+
+import math
+import re
+import sys
+
+PROTOCOL = "referee-adapter/1"
+SUITE = "crosslink"
+HELLO = {
+    "name": "crosslink-python",
+    "version": "1.0.0",
+    "ops": ["canonicalJson", "encodeFrame", "decodeMessage"],
+    "concurrency": 1,
+}
+
+# DEFAULT_MAX_FRAME_BYTES of the reference: 4 MiB. (PROTOCOL.md and the
+# native SDKs say 1 MiB; the TypeScript limits win.)
+MAX_FRAME_BYTES = 4 * 1024 * 1024
+# A value nested inside more than this many containers is rejected.
+MAX_DEPTH = 64
+SUPPORTED_VERSIONS = ("1.0",)
+
+MESSAGE_TYPES = frozenset(
+    "req res err chunk end evt sub unsub cancel ping pong hello hello_ok bye".split()
+)
+
+# The 23 wire error codes.
+ERROR_CODES = frozenset(
+    """parse_error invalid_message version_unsupported unauthorized capability_denied
+    method_not_found validation_failed payload_too_large rate_limited device_revoked
+    session_expired pairing_expired pairing_invalid host_offline timeout cancelled
+    internal not_connected peer_lost grant_expired consent_denied consent_timeout
+    policy_denied""".split()
+)
+
+# Used with fullmatch, which is what JavaScript's ^...$ means without the m
+# flag. JavaScript's \d is ASCII-only, Python's is not, hence [0-9].
+ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}")  # methods and events
+DEVICE_ID_RE = re.compile(r"cd1_[0-9a-f]{32}")
+VERSION_RE = re.compile(r"[0-9]+\.[0-9]+")
+HEX_RE = re.compile(r"[0-9a-fA-F]*")
+
+
+class Reject(Exception):
+    """An answer of err. code is a wire error code, an adapter code
+    (bad_args, ...), or None where the reference throws an error without one."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+# ---------------------------------------------------------------------------
+# Parsing, with JSON.parse semantics
+# ---------------------------------------------------------------------------
+
+
+class ParseError(Exception):
+    """The text is not JSON."""
+
+    def __init__(self, what, offset):
+        super().__init__("%s at offset %d" % (what, offset))
+
+
+WS = re.compile(r"[ \t\n\r]*")
+NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+PLAIN = re.compile(r'[^"\\\x00-\x1f]*')  # a run of string characters needing no decoding
+HEX4 = re.compile(r"[0-9a-fA-F]{4}")  # int(s, 16) alone would also take "+1_a"
+ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def parse_string(text, i):
+    """Decode the string literal whose opening quote is text[i]; return (str, end)."""
+    parts = []
+    surrogates = False
+    i += 1
+    while True:
+        m = PLAIN.match(text, i)
+        parts.append(m.group())
+        i = m.end()
+        c = text[i : i + 1]
+        if c == '"':
+            break
+        if c != "\\":
+            raise ParseError("unterminated string" if c == "" else "control character in string", i)
+        e = text[i + 1 : i + 2]
+        if e == "u":
+            if not HEX4.fullmatch(text, i + 2, i + 6):
+                raise ParseError("bad \\u escape", i)
+            u = int(text[i + 2 : i + 6], 16)
+            surrogates = surrogates or 0xD800 <= u <= 0xDFFF
+            parts.append(chr(u))
+            i += 6
+        elif e in ESCAPES:
+            parts.append(ESCAPES[e])
+            i += 2
+        else:
+            raise ParseError("bad escape", i)
+    s = parts[0] if len(parts) == 1 else "".join(parts)
+    if surrogates:
+        # Join each high+low pair into its code point; any other stays lone.
+        s = s.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
+    return s, i + 1
+
+
+def parse_key(text, i):
+    """Read `"key" :` starting at text[i] (whitespace allowed); return (key, end)."""
+    i = WS.match(text, i).end()
+    if text[i : i + 1] != '"':
+        raise ParseError("expected a string key", i)
+    key, i = parse_string(text, i)
+    i = WS.match(text, i).end()
+    if text[i : i + 1] != ":":
+        raise ParseError("expected ':'", i)
+    return key, i + 1
+
+
+def parse(text):
+    """Parse a JSON text as JSON.parse does; return (value, max_depth).
+
+    Objects become dict, arrays list, numbers float, strings str, literals
+    True, False and None. max_depth is the largest number of containers any
+    value (container or scalar) is nested inside; the top level is depth 0.
+    """
+    stack = []  # open containers, innermost last
+    keys = []  # for each open object, the key whose value is being read
+    max_depth = 0
+    ws = WS.match
+    i = 0
+    while True:
+        # A value starts here.
+        i = ws(text, i).end()
+        c = text[i : i + 1]
+        if c == "[":
+            i = ws(text, i + 1).end()
+            if text[i : i + 1] != "]":
+                stack.append([])
+                continue
+            i, value = i + 1, []
+        elif c == "{":
+            i = ws(text, i + 1).end()
+            if text[i : i + 1] != "}":
+                key, i = parse_key(text, i)
+                stack.append({})
+                keys.append(key)
+                continue
+            i, value = i + 1, {}
+        elif c == '"':
+            value, i = parse_string(text, i)
+        elif c == "-" or "0" <= c <= "9":
+            m = NUMBER.match(text, i)
+            if m is None:
+                raise ParseError("bad number", i)
+            value, i = float(m.group()), m.end()  # 1e400 becomes inf, as in JS
+        elif text.startswith("true", i):
+            value, i = True, i + 4
+        elif text.startswith("false", i):
+            value, i = False, i + 5
+        elif text.startswith("null", i):
+            value, i = None, i + 4
+        else:
+            raise ParseError("unexpected end of text" if c == "" else "unexpected character", i)
+        # The value is complete: attach it, closing every container that ends.
+        while True:
+            depth = len(stack)
+            if depth > max_depth:
+                max_depth = depth
+            i = ws(text, i).end()
+            if depth == 0:
+                if i != len(text):
+                    raise ParseError("trailing data", i)
+                return value, max_depth
+            top = stack[-1]
+            c = text[i : i + 1]
+            if type(top) is list:
+                top.append(value)
+                if c == ",":
+                    i += 1
+                    break
+                if c != "]":
+                    raise ParseError("expected ',' or ']'", i)
+            else:
+                top[keys[-1]] = value  # a duplicate key: last wins, first position
+                if c == ",":
+                    keys[-1], i = parse_key(text, i + 1)
+                    break
+                if c != "}":
+                    raise ParseError("expected ',' or '}'", i)
+                keys.pop()
+            i += 1
+            value = stack.pop()
+
+
+# ---------------------------------------------------------------------------
+# Canonical JSON
+# ---------------------------------------------------------------------------
+
+ESCAPE_OUT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
+
+
+def quote(s):
+    """Write s as JSON.stringify does (ES2019): escape '"', '\\', the short
+    forms \\b \\t \\n \\f \\r, other C0 controls as lowercase \\u00xx and lone
+    surrogates as lowercase \\udxxx; everything else raw."""
+    return '"' + NEEDS_ESCAPE.sub(lambda m: ESCAPE_OUT.get(m.group(), "\\u%04x" % ord(m.group())), s) + '"'
+
+
+def utf16(s):
+    """s as UTF-16 code units (big-endian bytes compare in code unit order)."""
+    return s.encode("utf-16-be", "surrogatepass")
+
+
+def es_number(x):
+    """ECMAScript Number::toString(x), i.e. String(x) in JavaScript."""
+    if not math.isfinite(x):
+        raise Reject(None, "TypeError: canonicalJson: non-finite number")
+    if x == 0:
+        return "0"  # also -0
+    sign = "-" if x < 0 else ""
+    # repr gives the shortest digits that round-trip, as ES requires.
+    mant, _, exp = repr(abs(x)).partition("e")
+    whole, _, frac = mant.partition(".")
+    raw = (whole + frac).lstrip("0")
+    digits = raw.rstrip("0")
+    k = len(digits)
+    # x = 0.<digits> * 10**n
+    n = k + int(exp or 0) - len(frac) + (len(raw) - k)
+    if k <= n <= 21:
+        out = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        out = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        out = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        out = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e > 0 else "-") + str(abs(e))
+    return sign + out
+
+
+def scalar_text(x):
+    """Write a non-container value canonically."""
+    if type(x) is str:
+        return quote(x)
+    if type(x) is float:
+        return es_number(x)
+    if x is None:
+        return "null"
+    if x is True:
+        return "true"
+    if x is False:
+        return "false"
+    if type(x) is int:  # only our own replies hold ints
+        return str(x)
+    raise Reject(None, "TypeError: canonicalJson: unsupported type %s" % type(x).__name__)
+
+
+def canonical(root):
+    """Write a value as Crosslink canonical JSON: object keys sorted by UTF-16
+    code units (as JavaScript's default sort), no whitespace, arrays in order.
+    No recursion: work items are either str, finished output text, or
+    containers still to be written."""
+    if type(root) not in (list, dict):
+        return scalar_text(root)
+    out, work = [], [root]
+    while work:
+        v = work.pop()
+        t = type(v)
+        if t is str:
+            out.append(v)
+            continue
+        if t is list:
+            work.append("]")
+            for k in range(len(v) - 1, -1, -1):
+                x = v[k]
+                work.append(x if type(x) in (list, dict) else scalar_text(x))
+                if k:
+                    work.append(",")
+            out.append("[")
+        else:
+            keys = sorted(v, key=utf16)
+            work.append("}")
+            for k in range(len(keys) - 1, -1, -1):
+                x = v[keys[k]]
+                work.append(x if type(x) in (list, dict) else scalar_text(x))
+                work.append(quote(keys[k]) + ":")
+                if k:
+                    work.append(",")
+            out.append("{")
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Framing
+# ---------------------------------------------------------------------------
+
+
+def encode_frame(value):
+    """Return u32_be(len(payload)) || payload as lowercase hex, payload being
+    the UTF-8 of the canonical JSON (which never holds a lone surrogate:
+    they are escaped)."""
+    payload = canonical(value).encode("utf-8")
+    if len(payload) > MAX_FRAME_BYTES:
+        raise Reject("payload_too_large", "frame %dB exceeds limit %dB" % (len(payload), MAX_FRAME_BYTES))
+    return len(payload).to_bytes(4, "big").hex() + payload.hex()
+
+
+# ---------------------------------------------------------------------------
+# Decoding
+# ---------------------------------------------------------------------------
+
+
+def is_id(x):
+    return type(x) is str and ID_RE.fullmatch(x) is not None
+
+
+def is_name(x):
+    return type(x) is str and NAME_RE.fullmatch(x) is not None
+
+
+def is_version(x):
+    return type(x) is str and VERSION_RE.fullmatch(x) is not None
+
+
+def utf16_len(s):
+    """JavaScript's s.length: the number of UTF-16 code units."""
+    return len(utf16(s)) // 2
+
+
+def validate(m):
+    """Return None for a structurally valid message, else a short problem name.
+
+    Where the notes leave a detail open:
+    - Unknown extra members are accepted; only the listed fields are checked.
+    - Optional fields without a stated rule (req.ts, p, e.data, features,
+      bye.code/reason) are not checked at all.
+    - "Present" means the member exists, whatever its value: idem:null is
+      rejected (not true), chunk d:null is accepted (d is present).
+    - chunk n: any integral double >= 0, so -0 and 1e300 pass and 1.5
+      fails; there is no upper bound.
+    - appId length counts UTF-16 code units (JavaScript's .length).
+    - err e: must be an object; an array fails, as it has no code.
+    """
+    if type(m) not in (dict, list):
+        return "not-an-object"
+    if type(m) is list:
+        return "bad-version"  # an array has no v
+    v = m.get("v")
+    if not is_version(v) or v not in SUPPORTED_VERSIONS:
+        return "bad-version"
+    t = m.get("t")
+    if type(t) is not str or t not in MESSAGE_TYPES:
+        return "bad-type"
+    if t == "req":
+        if not is_id(m.get("i")):
+            return "req-id"
+        if not is_name(m.get("m")):
+            return "req-method"
+        if "idem" in m and m["idem"] is not True:
+            return "req-idem-flag"
+    elif t in ("res", "end", "cancel"):
+        if not is_id(m.get("i")):
+            return t + "-id"
+    elif t == "err":
+        if not is_id(m.get("i")):
+            return "err-id"
+        e = m.get("e")
+        if (
+            type(e) is not dict
+            or type(e.get("code")) is not str
+            or e["code"] not in ERROR_CODES
+            or type(e.get("message")) is not str
+        ):
+            return "err-body"
+    elif t == "chunk":
+        if not is_id(m.get("i")):
+            return "chunk-id"
+        n = m.get("n")
+        if type(n) is not float or not n.is_integer() or n < 0:
+            return "chunk-n"
+        if "d" not in m:
+            return "chunk-data-missing"
+    elif t == "evt":
+        if not is_id(m.get("s")):
+            return "evt-sub"
+        if not is_name(m.get("e")):
+            return "evt-name"
+    elif t == "sub":
+        if not is_id(m.get("s")):
+            return "sub-sub"
+        if not is_name(m.get("e")):
+            return "sub-event"
+    elif t == "unsub":
+        if not is_id(m.get("s")):
+            return "unsub-sub"
+    elif t in ("ping", "pong"):
+        ts = m.get("ts")
+        if type(ts) is not float or not math.isfinite(ts):
+            return "ts"
+    elif t == "hello":
+        versions = m.get("versions")
+        if type(versions) is not list or not versions:
+            return "hello-versions"
+        if not all(is_version(x) for x in versions):
+            return "hello-version-format"
+        d = m.get("deviceId")
+        if type(d) is not str or DEVICE_ID_RE.fullmatch(d) is None:
+            return "hello-device-id"
+        a = m.get("appId")
+        if type(a) is not str or not 1 <= utf16_len(a) <= 256:
+            return "hello-app-id"
+    elif t == "hello_ok":
+        if not is_version(m.get("version")):
+            return "hello-ok-version"
+    # bye: nothing is required.
+    return None
+
+
+def decode_message(payload):
+    """Run the reference's decode pipeline on payload bytes (no length
+    prefix); return the message's canonical JSON text."""
+    # 1. UTF-8. The reference's default TextDecoder turns bad bytes into
+    # U+FFFD; we choose parse_error instead. It also strips one leading byte
+    # order mark, and so do we.
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Reject("parse_error", "payload is not valid UTF-8") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    # 2. JSON.parse.
+    try:
+        parsed, depth = parse(text)
+    except ParseError:
+        raise Reject("parse_error", "payload is not valid JSON") from None
+    # 3. Nesting: no value inside more than 64 containers.
+    if depth > MAX_DEPTH:
+        raise Reject("invalid_message", "payload nesting exceeds %d" % MAX_DEPTH)
+    # 4. Version, before any structural check.
+    if type(parsed) is dict and type(parsed.get("v")) is str and parsed["v"] not in SUPPORTED_VERSIONS:
+        raise Reject("version_unsupported", "protocol version is not supported")
+    # 5. Structure.
+    problem = validate(parsed)
+    if problem is not None:
+        raise Reject("invalid_message", "invalid message: " + problem)
+    try:
+        return canonical(parsed)
+    except Reject as e:
+        # The reference accepts such a message (say p holds the lexeme 1e400,
+        # read as Infinity), but it has no JSON form to reply with. We answer
+        # err "unrepresentable", which is not a Crosslink code.
+        if e.code is None:
+            raise Reject(
+                "unrepresentable",
+                "the payload decodes to a valid message, but it cannot be written back as JSON: %s" % e,
+            ) from None
+        raise
+
+
+# ---------------------------------------------------------------------------
+# The adapter protocol
+# ---------------------------------------------------------------------------
+
+
+def value_arg(args):
+    """args.value, which must be present (null is a value)."""
+    if type(args) is not dict or "value" not in args:
+        raise Reject("bad_args", "args.value is required")
+    return args["value"]
+
+
+def handle(op, args):
+    """Answer one request; return the reply's ok member as JSON text."""
+    if op == "hello":
+        protocol = args.get("protocol") if type(args) is dict else None
+        if protocol != PROTOCOL:
+            raise Reject("unsupported_protocol", "want %s, got %s" % (PROTOCOL, scalar_or_kind(protocol)))
+        suite = args.get("suite", SUITE)
+        if suite != SUITE:
+            log("hello for suite %s; this adapter is for %s" % (scalar_or_kind(suite), SUITE))
+        return canonical(HELLO)
+    if op == "canonicalJson":
+        return quote(canonical(value_arg(args)))
+    if op == "encodeFrame":
+        return quote(encode_frame(value_arg(args)))
+    if op == "decodeMessage":
+        h = args.get("payload_hex") if type(args) is dict else None
+        if type(h) is not str or len(h) % 2 or HEX_RE.fullmatch(h) is None:
+            raise Reject("bad_args", "args.payload_hex must be a string of hex digit pairs")
+        return decode_message(bytes.fromhex(h))
+    raise Reject("unknown_op", "unknown op %s" % quote(op))
+
+
+def scalar_or_kind(x):
+    """A short rendering of x for messages."""
+    return canonical(x) if type(x) not in (list, dict) else type(x).__name__
+
+
+def log(msg):
+    print("crosslink-python: " + msg, file=sys.stderr, flush=True)
+
+
+def err_line(rid, code, message):
+    rid_text = "null" if rid is None else str(rid)
+    code_text = "null" if code is None else quote(code)
+    return '{"id":%s,"err":{"code":%s,"message":%s}}\n' % (rid_text, code_text, quote(message))
+
+
+def on_line(raw):
+    """Answer one request line."""
+    try:
+        req, _ = parse(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ParseError) as e:
+        log("bad request line: %s" % e)
+        return err_line(None, "bad_request", "request is not a JSON object line: %s" % e)
+    rid = req.get("id") if type(req) is dict else None
+    rid = int(rid) if type(rid) is float and rid.is_integer() else None
+    if rid is None or type(req.get("op")) is not str:
+        return err_line(rid, "bad_request", "a request needs an integer id and a string op")
+    try:
+        return '{"id":%d,"ok":%s}\n' % (rid, handle(req["op"], req.get("args")))
+    except Reject as e:
+        return err_line(rid, e.code, str(e))
+    except Exception as e:  # a bug or resource limit, not a rejection
+        log("request %d: %r" % (rid, e))
+        return err_line(rid, "internal_error", repr(e))
+
+
+def main():
+    out = sys.stdout.buffer
+    for raw in sys.stdin.buffer:
+        if raw.strip(b" \t\r\n") == b"":
+            continue
+        out.write(on_line(raw).encode("utf-8"))
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,275 @@
+// Package crosslink is referee's Crosslink v1 suite: canonicalJson,
+// encodeFrame and decodeMessage with their stable error codes, over the
+// upstream corpus layout (messages-v1.json, invalid-v1.json) or referee's own
+// embedded corpus, which adds decode-v1.json and limits-v1.json.
+package crosslink
+
+import (
+	"bytes"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"regexp"
+
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/corpus"
+)
+
+// Name is the suite's name, as in `referee run crosslink`.
+const Name = "crosslink"
+
+// Version is the suite's own version.
+const Version = "1.0.0"
+
+// The adapter ops, upstream's four less errorCode, which travels as err.code.
+const (
+	OpCanonical = "canonicalJson"
+	OpFrame     = "encodeFrame"
+	OpDecode    = "decodeMessage"
+)
+
+// The corpus files. The first two are upstream's; the last two are referee's.
+const (
+	MessagesFile = "messages-v1.json"
+	InvalidFile  = "invalid-v1.json"
+	DecodeFile   = "decode-v1.json"
+	LimitsFile   = "limits-v1.json"
+)
+
+//go:embed corpus
+var embedded embed.FS
+
+// Embedded returns referee's own Crosslink corpus, verified against its manifest.
+func Embedded() (*corpus.Corpus, error) {
+	sub, err := fs.Sub(embedded, "corpus")
+	if err != nil {
+		return nil, err
+	}
+	return corpus.Open(sub, "embedded:crosslink")
+}
+
+// LoadEmbedded builds the suite from its embedded corpus.
+func LoadEmbedded() (*check.Suite, error) {
+	c, err := Embedded()
+	if err != nil {
+		return nil, err
+	}
+	return Load(c)
+}
+
+// Corpus is a Crosslink corpus, read.
+type Corpus struct {
+	Messages []Message
+	Invalid  []Invalid
+	Decode   []DecodeCase
+	Limits   []Limit
+}
+
+// Message is a positive case: a message, its canonical JSON and its frame.
+type Message struct {
+	Name      string
+	Obj       json.RawMessage // as in the file, whitespace removed, lexemes and escapes kept
+	Canonical string
+	FrameHex  string
+}
+
+// Invalid is a negative case: a payload decodeMessage must reject with Error.
+type Invalid struct {
+	Name    string
+	Payload []byte // from "utf8" (upstream) or "hex" (referee: bytes that are not UTF-8)
+	Error   string
+	Doc     string
+}
+
+// DecodeCase is a payload decodeMessage must accept, and the canonical JSON
+// of what it returns (referee: payloads that are not canonical, such as
+// duplicate keys).
+type DecodeCase struct {
+	Name      string
+	Payload   []byte
+	Canonical string
+	Doc       string
+}
+
+// Limit is a frame-size case: a request padded to PayloadBytes, which
+// encodeFrame must frame, or reject with Error.
+type Limit struct {
+	Name         string
+	PayloadBytes int
+	Error        string
+	Doc          string
+}
+
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// ReadCorpus reads a corpus in the upstream layout, with referee's two
+// extra files when present. A version other than 1 is an error.
+func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
+	out := &Corpus{}
+	var messages struct {
+		Version     int    `json:"version"`
+		GeneratedBy string `json:"generated_by"`
+		Cases       []struct {
+			Name      string          `json:"name"`
+			Obj       json.RawMessage `json:"obj"`
+			Canonical *string         `json:"canonical"`
+			FrameHex  *string         `json:"frame_hex"`
+		} `json:"cases"`
+	}
+	if err := readFile(c, MessagesFile, &messages.Version, &messages); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i, m := range messages.Cases {
+		where := fmt.Sprintf("corpus %s: %s: case %d (%q)", c.Name, MessagesFile, i, m.Name)
+		if err := checkName(m.Name, seen); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		if len(m.Obj) == 0 || m.Canonical == nil || m.FrameHex == nil {
+			return nil, fmt.Errorf("%s: needs obj, canonical and frame_hex", where)
+		}
+		if _, err := hex.DecodeString(*m.FrameHex); err != nil || len(*m.FrameHex) < 8 {
+			return nil, fmt.Errorf("%s: frame_hex is not a hex frame", where)
+		}
+		var obj bytes.Buffer
+		if err := json.Compact(&obj, m.Obj); err != nil {
+			return nil, fmt.Errorf("%s: obj: %w", where, err)
+		}
+		out.Messages = append(out.Messages, Message{Name: m.Name, Obj: obj.Bytes(), Canonical: *m.Canonical, FrameHex: *m.FrameHex})
+	}
+
+	var invalid struct {
+		Version int `json:"version"`
+		Cases   []struct {
+			Name  string  `json:"name"`
+			UTF8  *string `json:"utf8"`
+			Hex   *string `json:"hex"`
+			Error string  `json:"error"`
+			Doc   string  `json:"doc"`
+		} `json:"cases"`
+	}
+	if err := readFile(c, InvalidFile, &invalid.Version, &invalid); err != nil {
+		return nil, err
+	}
+	seen = map[string]bool{}
+	for i, n := range invalid.Cases {
+		where := fmt.Sprintf("corpus %s: %s: case %d (%q)", c.Name, InvalidFile, i, n.Name)
+		if err := checkName(n.Name, seen); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		payload, err := payloadOf(n.UTF8, n.Hex)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		if n.Error == "" {
+			return nil, fmt.Errorf("%s: no error code", where)
+		}
+		out.Invalid = append(out.Invalid, Invalid{Name: n.Name, Payload: payload, Error: n.Error, Doc: n.Doc})
+	}
+
+	if c.Has(DecodeFile) {
+		var doc struct {
+			Version int `json:"version"`
+			Cases   []struct {
+				Name      string  `json:"name"`
+				UTF8      *string `json:"utf8"`
+				Hex       *string `json:"hex"`
+				Canonical string  `json:"canonical"`
+				Doc       string  `json:"doc"`
+			} `json:"cases"`
+		}
+		if err := readFile(c, DecodeFile, &doc.Version, &doc); err != nil {
+			return nil, err
+		}
+		seen = map[string]bool{}
+		for i, d := range doc.Cases {
+			where := fmt.Sprintf("corpus %s: %s: case %d (%q)", c.Name, DecodeFile, i, d.Name)
+			if err := checkName(d.Name, seen); err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			payload, err := payloadOf(d.UTF8, d.Hex)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			out.Decode = append(out.Decode, DecodeCase{Name: d.Name, Payload: payload, Canonical: d.Canonical, Doc: d.Doc})
+		}
+	}
+
+	if c.Has(LimitsFile) {
+		var doc struct {
+			Version int `json:"version"`
+			Cases   []struct {
+				Name         string `json:"name"`
+				PayloadBytes int    `json:"payload_bytes"`
+				Error        string `json:"error"`
+				Doc          string `json:"doc"`
+			} `json:"cases"`
+		}
+		if err := readFile(c, LimitsFile, &doc.Version, &doc); err != nil {
+			return nil, err
+		}
+		seen = map[string]bool{}
+		for i, l := range doc.Cases {
+			where := fmt.Sprintf("corpus %s: %s: case %d (%q)", c.Name, LimitsFile, i, l.Name)
+			if err := checkName(l.Name, seen); err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			if l.PayloadBytes < len(padOverhead) || l.PayloadBytes > 8<<20 {
+				return nil, fmt.Errorf("%s: payload_bytes %d is not between %d and %d", where, l.PayloadBytes, len(padOverhead), 8<<20)
+			}
+			out.Limits = append(out.Limits, Limit{Name: l.Name, PayloadBytes: l.PayloadBytes, Error: l.Error, Doc: l.Doc})
+		}
+	}
+	return out, nil
+}
+
+// readFile decodes one corpus file strictly and requires version 1.
+func readFile(c *corpus.Corpus, name string, version *int, v any) error {
+	raw, err := c.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if err := corpus.DecodeJSON(raw, v); err != nil {
+		return fmt.Errorf("corpus %s: %s: %w", c.Name, name, err)
+	}
+	if *version != 1 {
+		return fmt.Errorf("corpus %s: %s: version %d, want 1", c.Name, name, *version)
+	}
+	return nil
+}
+
+func checkName(name string, seen map[string]bool) error {
+	switch {
+	case !namePattern.MatchString(name):
+		return fmt.Errorf("name must be lowercase letters, digits, '.', '_' and '-'")
+	case seen[name]:
+		return fmt.Errorf("duplicate name")
+	}
+	seen[name] = true
+	return nil
+}
+
+func payloadOf(utf8Text, hexText *string) ([]byte, error) {
+	switch {
+	case (utf8Text == nil) == (hexText == nil):
+		return nil, fmt.Errorf("needs exactly one of utf8 and hex")
+	case utf8Text != nil:
+		return []byte(*utf8Text), nil
+	}
+	b, err := hex.DecodeString(*hexText)
+	if err != nil {
+		return nil, fmt.Errorf("hex: %w", err)
+	}
+	return b, nil
+}
+
+// Load builds the suite's checks from a corpus.
+func Load(c *corpus.Corpus) (*check.Suite, error) {
+	cp, err := ReadCorpus(c)
+	if err != nil {
+		return nil, err
+	}
+	return &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()}, nil
+}

@@ -1,0 +1,244 @@
+// Gen writes the crosslink suite's embedded corpus in suites/crosslink/corpus:
+// messages-v1.json and decode-v1.json, whose expected values come from the Go
+// reference implementation (protocols/crosslink), limits-v1.json, and the
+// manifest. invalid-v1.json is curated by hand and only checked here: every
+// case must be rejected by the reference with its listed code.
+//
+// Run it from the repository root:
+//
+//	go generate ./suites/crosslink
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/refereehq/referee/corpus"
+	xl "github.com/refereehq/referee/protocols/crosslink"
+)
+
+func main() {
+	out := flag.String("out", "corpus", "write the corpus into `DIR`")
+	flag.Parse()
+	if err := run(*out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+const (
+	id  = `"AAAAAAAAAAAAAAAA"`
+	sub = `"BBBBBBBBBBBB"`
+)
+
+// messages are the positive cases: a name and the message as JSON text, its
+// lexemes and escapes exactly as they will stand in the corpus.
+var messages = []struct{ name, obj string }{
+	// Upstream's nine, unchanged.
+	{"request", `{"v":"1.0","t":"req","i":` + id + `,"m":"echo","p":{"hello":"world","n":42}}`},
+	{"response", `{"v":"1.0","t":"res","i":` + id + `,"p":{"echoed":true}}`},
+	{"error", `{"v":"1.0","t":"err","i":` + id + `,"e":{"code":"parse_error","message":"boom"}}`},
+	{"chunk-binary", `{"v":"1.0","t":"chunk","i":` + id + `,"n":0,"d":{"$b":true,"c":"application/octet-stream","d":"AQIDBA=="}}`},
+	{"end", `{"v":"1.0","t":"end","i":` + id + `,"p":{"total":3}}`},
+	{"event", `{"v":"1.0","t":"evt","s":` + sub + `,"e":"tasks.status","p":{"pct":50}}`},
+	{"subscribe", `{"v":"1.0","t":"sub","s":` + sub + `,"e":"tasks.status"}`},
+	{"cancel", `{"v":"1.0","t":"cancel","i":` + id + `}`},
+	{"ping", `{"v":"1.0","t":"ping","ts":1700000000000}`},
+
+	// Every other kind, and the optional fields.
+	{"request-idempotent", `{"v":"1.0","t":"req","i":` + id + `,"m":"files/read","p":{"path":"/tmp/x"},"idem":true,"ts":1700000000000}`},
+	{"request-no-params", `{"v":"1.0","t":"req","i":"a_b-C9","m":"ns:method@v2.1"}`},
+	{"response-no-payload", `{"v":"1.0","t":"res","i":` + id + `}`},
+	{"error-with-data", `{"v":"1.0","t":"err","i":` + id + `,"e":{"code":"rate_limited","message":"slow down","data":{"retry_ms":250}}}`},
+	{"chunk-json", `{"v":"1.0","t":"chunk","i":` + id + `,"n":7,"d":[1,2,3]}`},
+	{"end-no-payload", `{"v":"1.0","t":"end","i":` + id + `}`},
+	{"unsubscribe", `{"v":"1.0","t":"unsub","s":` + sub + `}`},
+	{"pong", `{"v":"1.0","t":"pong","ts":1700000000001}`},
+	{"hello", `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"com.example.app"}`},
+	{"hello-features", `{"v":"1.0","t":"hello","versions":["1.0","1.1"],"deviceId":"cd1_ffffffffffffffffffffffffffffffff","appId":"a","features":["chunks","events"]}`},
+	{"hello-ok", `{"v":"1.0","t":"hello_ok","version":"1.0","features":["chunks"]}`},
+	{"bye", `{"v":"1.0","t":"bye"}`},
+	{"bye-with-reason", `{"v":"1.0","t":"bye","code":"session_expired","reason":"idle"}`},
+
+	// Key order: the reference sorts by UTF-16 code units, not code points.
+	{"keys-utf16-order", `{"v":"1.0","t":"req","i":` + id + `,"m":"echo","p":{"\ufb33":1,"\ud83d\ude02":2,"\ue000":3,"\ud800\udc00":4}}`},
+	{"keys-ascii-order", `{"v":"1.0","t":"req","i":` + id + `,"m":"echo","p":{"b":1,"a":2,"B":3,"A":4,"10":5,"9":6,"":7}}`},
+	{"keys-nested", `{"v":"1.0","t":"res","i":` + id + `,"p":{"z":{"y":[{"b":0,"a":0}],"x":null},"a":{"d":false,"c":true}}}`},
+	{"keys-escaped", `{"\u0076":"1.0","\u0074":"ping","ts":3}`},
+	{"keys-non-ascii", `{"v":"1.0","t":"res","i":` + id + `,"p":{"ключ":"значение","キー":"値","é":"e"}}`},
+
+	// Numbers: ECMAScript Number::toString across its boundaries.
+	{"numbers-es6", `{"v":"1.0","t":"res","i":` + id + `,"p":{"a":1E21,"b":1e-7,"c":0.000001,"d":5e-324,"e":-0,"f":1.0,"g":1.7976931348623157e308,"h":9007199254740993,"i":0.1,"j":123456789012345678901,"k":1e20,"l":-1.5E-10,"m":0.30000000000000004,"n":999999999999999900000,"o":1e+6,"p":-0.0000033333333333333333}}`},
+	{"numbers-integers", `{"v":"1.0","t":"res","i":` + id + `,"p":[0,-1,1700000000000,9007199254740991,-9007199254740991,42]}`},
+	{"numbers-ping-exponent", `{"v":"1.0","t":"ping","ts":1.7E12}`},
+
+	// Strings: JSON.stringify's escapes, all else raw, lone surrogates as \udxxx.
+	{"strings-escapes", `{"v":"1.0","t":"res","i":` + id + `,"p":{"s":"\"\\\/\b\f\n\r\t\u0000\u001F\u007f\u2028\u2029<>&\u00e9\ud83d\ude02"}}`},
+	{"strings-lone-surrogates", `{"v":"1.0","t":"res","i":` + id + `,"p":{"hi":"\ud800","lo":"x\udc00y","k\udbff":1,"rev":"\ude02\ud83d"}}`},
+	{"strings-raw-unicode", `{"v":"1.0","t":"evt","s":` + sub + `,"e":"chat.message","p":{"text":"こんにちは 🌍 ÿ\uffff"}}`},
+
+	// Nesting: the deepest value at depth 64 is allowed (65 is invalid_message).
+	{"depth-64", `{"v":"1.0","t":"req","i":` + id + `,"m":"echo","p":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`},
+}
+
+// decodes are payloads that are not canonical but must decode.
+var decodes = []struct{ name, doc, utf8, hex string }{
+	{name: "whitespace", doc: "insignificant whitespace is allowed", utf8: "{ \"v\" : \"1.0\" ,\n\t\"t\" : \"ping\" , \"ts\" : 1 }\r\n"},
+	{name: "duplicate-keys-last-wins", doc: "duplicate keys are accepted and the last one wins, as JSON.parse does", utf8: `{"v":"1.0","t":"ping","ts":1,"ts":2}`},
+	{name: "duplicate-type-last-wins", doc: "a duplicate t: the last one decides the kind", utf8: `{"v":"1.0","t":"bogus","t":"bye"}`},
+	{name: "unknown-members", doc: "members the validator does not know are kept", utf8: `{"v":"1.0","t":"bye","x-extra":{"a":[1]}}`},
+	{name: "escaped-keys", doc: "keys are compared after unescaping", utf8: `{"\u0076":"1.0","\u0074":"ping","ts":1}`},
+	{name: "number-exponent", doc: "1.7E12 is the integer 1700000000000", utf8: `{"v":"1.0","t":"ping","ts":1.7E12}`},
+	{name: "chunk-index-float", doc: "n = 2.0 is an integer (Number.isInteger)", utf8: `{"v":"1.0","t":"chunk","i":"AAAAAAAAAAAAAAAA","n":2.0,"d":null}`},
+	{name: "lone-surrogate-escape", doc: `an escaped lone surrogate decodes and is written back as \udxxx`, utf8: `{"v":"1.0","t":"bye","reason":"\ud800"}`},
+	{name: "utf8-bom", doc: "a leading UTF-8 BOM is dropped, as TextDecoder does by default", hex: "efbbbf" + hex.EncodeToString([]byte(`{"v":"1.0","t":"bye"}`))},
+}
+
+// limits are the frame-size cases.
+var limits = []struct {
+	Name         string `json:"name"`
+	PayloadBytes int    `json:"payload_bytes"`
+	Error        string `json:"error,omitempty"`
+	Doc          string `json:"doc"`
+}{
+	{"small", 200, "", "encodeFrame of a 200-byte payload"},
+	{"over-1mib", 1<<20 + 1, "", "encodeFrame of a payload just over 1 MiB (PROTOCOL.md's limit; the reference's is 4 MiB)"},
+	{"at-max", 4 << 20, "", "encodeFrame of a payload of exactly 4 MiB, the reference's maximum"},
+	{"over-max", 4<<20 + 1, "payload_too_large", "encodeFrame of a payload one byte over 4 MiB is payload_too_large"},
+}
+
+func run(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var cases []string
+	for _, m := range messages {
+		v, err := xl.ParseValue([]byte(m.obj))
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		canonical, err := xl.Canonical(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		frame, err := xl.EncodeFrame(v, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		if err := roundTrip(canonical, canonical); err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		cases = append(cases, fmt.Sprintf(`{"name":%s,"obj":%s,"canonical":%s,"frame_hex":%s}`,
+			quote(m.name), m.obj, quote(string(canonical)), quote(hex.EncodeToString(frame))))
+	}
+	if err := write(dir, "messages-v1.json", `{"version":1,"generated_by":"referee protocols/crosslink (go generate ./suites/crosslink)","cases":[`+strings.Join(cases, ",")+`]}`); err != nil {
+		return err
+	}
+
+	var dcases []string
+	for _, d := range decodes {
+		payload := []byte(d.utf8)
+		field := `"utf8":` + quote(d.utf8)
+		if d.hex != "" {
+			payload, _ = hex.DecodeString(d.hex)
+			field = `"hex":` + quote(d.hex)
+		}
+		v, err := xl.DecodeMessage(payload)
+		if err != nil {
+			return fmt.Errorf("decode case %s: %w", d.name, err)
+		}
+		canonical, err := xl.Canonical(v)
+		if err != nil {
+			return fmt.Errorf("decode case %s: %w", d.name, err)
+		}
+		dcases = append(dcases, fmt.Sprintf(`{"name":%s,"doc":%s,%s,"canonical":%s}`, quote(d.name), quote(d.doc), field, quote(string(canonical))))
+	}
+	if err := write(dir, "decode-v1.json", `{"version":1,"cases":[`+strings.Join(dcases, ",")+`]}`); err != nil {
+		return err
+	}
+
+	lim, _ := json.Marshal(map[string]any{"version": 1, "cases": limits})
+	if err := write(dir, "limits-v1.json", string(lim)); err != nil {
+		return err
+	}
+	if err := checkInvalid(dir); err != nil {
+		return err
+	}
+	_, err := corpus.Lock(dir)
+	return err
+}
+
+// roundTrip requires the reference to decode payload to canonical JSON want.
+func roundTrip(payload, want []byte) error {
+	v, err := xl.DecodeMessage(payload)
+	if err != nil {
+		return err
+	}
+	got, err := xl.Canonical(v)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("decodes to %s, not %s", got, want)
+	}
+	return nil
+}
+
+// checkInvalid requires every hand-curated negative case to be rejected by the
+// reference with its listed code.
+func checkInvalid(dir string) error {
+	raw, err := os.ReadFile(filepath.Join(dir, "invalid-v1.json"))
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Cases []struct {
+			Name  string  `json:"name"`
+			UTF8  *string `json:"utf8"`
+			Hex   *string `json:"hex"`
+			Error string  `json:"error"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return fmt.Errorf("invalid-v1.json: %w", err)
+	}
+	for _, c := range doc.Cases {
+		var payload []byte
+		if c.UTF8 != nil {
+			payload = []byte(*c.UTF8)
+		} else if c.Hex != nil {
+			payload, _ = hex.DecodeString(*c.Hex)
+		}
+		_, err := xl.DecodeMessage(payload)
+		var xe *xl.Error
+		if !errors.As(err, &xe) || xe.Code != c.Error {
+			return fmt.Errorf("invalid-v1.json: %s: the reference gives %v, the case says %s", c.Name, err, c.Error)
+		}
+	}
+	return nil
+}
+
+func quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// write indents compact JSON text (tokens kept as they are) into dir/name.
+func write(dir, name, compact string) error {
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(compact), "", "  "); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	b.WriteByte('\n')
+	return os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644)
+}

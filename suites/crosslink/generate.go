@@ -1,0 +1,3 @@
+package crosslink
+
+//go:generate go run ./gen
