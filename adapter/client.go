@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -159,9 +160,24 @@ func (c *Client) current(ctx context.Context) (Conn, int, error) {
 	if c.gaveUp {
 		return nil, 0, ErrGaveUp
 	}
+	if c.conn != nil && exited(c.conn) {
+		// It went away between calls: no check is to blame, but it counts.
+		c.opts.Trace.event("adapter exited between calls")
+		c.stderr = c.conn.Stderr()
+		c.conn.Close()
+		c.conn = nil
+		if c.countFault(); c.gaveUp {
+			return nil, 0, ErrGaveUp
+		}
+	}
 	if c.conn == nil {
 		c.opts.Trace.event("restarting adapter and replaying hello")
-		conn, _, err := c.connect(ctx)
+		conn, hello, err := c.connect(ctx)
+		if err == nil && !sameHello(hello, c.hello) {
+			conn.Close()
+			err = &Fault{Kind: FaultHello, Msg: fmt.Sprintf("hello after a restart (%s %s, ops %v, concurrency %d) differs from the first (%s %s, ops %v, concurrency %d)",
+				hello.Name, hello.Version, hello.Ops, hello.Concurrency, c.hello.Name, c.hello.Version, c.hello.Ops, c.hello.Concurrency)}
+		}
 		if err != nil {
 			c.countFault()
 			return nil, 0, fmt.Errorf("restarting adapter: %w", err)
@@ -171,6 +187,24 @@ func (c *Client) current(ctx context.Context) (Conn, int, error) {
 		c.restarts++
 	}
 	return c.conn, c.gen, nil
+}
+
+// exited reports whether conn's process has ended on its own.
+func exited(conn Conn) bool {
+	d, ok := conn.(interface{ Done() <-chan struct{} })
+	if !ok {
+		return false
+	}
+	select {
+	case <-d.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+func sameHello(a, b Hello) bool {
+	return a.Name == b.Name && a.Version == b.Version && a.Concurrency == b.Concurrency && slices.Equal(a.Ops, b.Ops)
 }
 
 // broke retires conn after a fault, once per connection.

@@ -18,11 +18,20 @@ type Handler interface {
 
 // InProcess returns a Starter for an in-process Handler. Requests and replies
 // are rendered as protocol lines, so evidence looks the same as for a child.
-func InProcess(h Handler) Starter {
-	return func(ctx context.Context) (Conn, error) { return &local{h: h}, nil }
+func InProcess(h Handler) Starter { return InProcessTraced(h, nil) }
+
+// InProcessTraced is InProcess recording every line in trace.
+func InProcessTraced(h Handler, trace *Trace) Starter {
+	return func(ctx context.Context) (Conn, error) {
+		trace.event("in-process implementation %s", h.Hello().Name)
+		return &local{h: h, trace: trace}, nil
+	}
 }
 
-type local struct{ h Handler }
+type local struct {
+	h     Handler
+	trace *Trace
+}
 
 func (l *local) Call(ctx context.Context, id int64, op string, args []byte) (r *Reply, ex *Exchange, err error) {
 	line, err := encodeRequest(id, op, args)
@@ -30,6 +39,7 @@ func (l *local) Call(ctx context.Context, id int64, op string, args []byte) (r *
 		return nil, nil, err
 	}
 	ex = &Exchange{Request: line}
+	l.trace.line("->", line)
 	defer func() {
 		if p := recover(); p != nil {
 			r, err = nil, &Fault{Kind: FaultExit, Msg: fmt.Sprintf("in-process implementation panicked: %v", p)}
@@ -53,6 +63,7 @@ func (l *local) Call(ctx context.Context, id int64, op string, args []byte) (r *
 	}
 	b.WriteByte('}')
 	ex.Reply = b.Bytes()
+	l.trace.line("<-", ex.Reply)
 	r, err = decodeReply(ex.Reply)
 	if err != nil {
 		return nil, ex, fault(FaultBadLine, ex.Reply, "in-process reply is not valid (%v)", err)

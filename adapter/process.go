@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -122,21 +123,28 @@ func (p *Process) readStdout(r io.Reader, stderrDone <-chan struct{}) {
 	// Drain so the child is never blocked writing to a full pipe.
 	go io.Copy(io.Discard, r)
 	<-stderrDone
-	err := p.cmd.Wait()
-	status := "exited with status 0"
-	if err != nil {
-		status = err.Error()
-	}
+	status := exitStatus(p.cmd.Wait(), p.cmd.ProcessState)
 	if len(partial) > 0 {
 		p.cfg.Trace.line("<-", partial)
 		status += " in the middle of a stdout line"
 	}
 	p.cfg.Trace.event("adapter %s", status)
-	p.fail(fault(FaultExit, partial, "adapter %s", status))
+	p.fail(fault(FaultExit, partial, "%s", status))
 	close(p.exited)
 }
 
 var errLineTooLong = errors.New("line too long")
+
+// exitStatus describes how the adapter's process ended.
+func exitStatus(err error, st *os.ProcessState) string {
+	switch {
+	case st == nil:
+		return fmt.Sprintf("ended (%v)", err)
+	case st.Exited():
+		return fmt.Sprintf("exited with status %d", st.ExitCode())
+	}
+	return "ended: " + st.String() // killed by a signal
+}
 
 // readLine reads one line without its newline (or CRLF), failing once the
 // line passes max bytes.
@@ -258,6 +266,9 @@ func (p *Process) Call(ctx context.Context, id int64, op string, args []byte) (*
 		return nil, ex, ctx.Err()
 	}
 }
+
+// Done is closed when the connection is over: the adapter exited or broke the protocol.
+func (p *Process) Done() <-chan struct{} { return p.dead }
 
 // Stderr returns the last 64 KiB the adapter wrote to stderr.
 func (p *Process) Stderr() string { return p.stderr.String() }

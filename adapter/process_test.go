@@ -232,3 +232,32 @@ func TestCancelIsNotAFault(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+func TestExitBetweenCallsIsNotChargedToTheNextCall(t *testing.T) {
+	c := dial(t, adaptertest.Process(t, adaptertest.ExitAfterReply), adapter.Options{})
+	for i := range 3 {
+		if i > 0 {
+			// Let the exit be seen, as it would between two checks.
+			time.Sleep(100 * time.Millisecond)
+		}
+		r, _, err := c.Call(context.Background(), "echo", []byte(`{"n":1}`))
+		if err != nil || r.OK.String() != `{"n":1}` {
+			t.Fatalf("call %d: %v, %v (an exit between calls must not fail the next one)", i, r, err)
+		}
+	}
+	if c.Restarts() != 2 {
+		t.Errorf("restarts = %d, want 2", c.Restarts())
+	}
+}
+
+func TestRestartWithAnotherHelloIsAFault(t *testing.T) {
+	c := dial(t, adaptertest.Process(t, adaptertest.NewHello), adapter.Options{})
+	if _, _, err := c.Call(context.Background(), "echo", []byte(`{}`)); !adapter.IsFault(err) {
+		t.Fatalf("first call: %v, want the crash", err)
+	}
+	_, _, err := c.Call(context.Background(), "echo", []byte(`{}`))
+	var f *adapter.Fault
+	if !errors.As(err, &f) || f.Kind != adapter.FaultHello || !strings.Contains(f.Msg, "differs from the first") {
+		t.Fatalf("call after a restart with another hello: %v", err)
+	}
+}

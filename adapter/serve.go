@@ -74,6 +74,16 @@ func serveLine(ctx context.Context, h Handler, line []byte) []byte {
 		e := encodeError(&Error{Code: "bad_request", Message: `request is not {"id": N, "op": S, "args": {...}}`})
 		return []byte(`{"id":null,"err":` + string(e) + `}`)
 	}
+	if op == "hello" {
+		if a, err := canon.Parse(args, canon.ReadOptions{}); err == nil {
+			for _, m := range a.Members {
+				if m.Key == "protocol" && m.Value.Str != Protocol {
+					e := encodeError(&Error{Code: "unsupported_protocol", Message: "this adapter speaks " + Protocol})
+					return []byte(`{"id":` + strconv.FormatInt(id, 10) + `,"err":` + string(e) + `}`)
+				}
+			}
+		}
+	}
 	_, ex, err := (&local{h: h}).Call(ctx, id, op, args)
 	if err != nil {
 		e := encodeError(&Error{Code: "internal", Message: err.Error()})

@@ -181,23 +181,56 @@ func decodeError(v canon.Value) (*Error, error) {
 	return e, nil
 }
 
-// decodeHello reads the ok value of a hello reply.
+// decodeHello reads the ok value of a hello reply strictly: name a
+// non-empty string, version a string, ops an array of strings, concurrency
+// (optional) a positive integer.
 func decodeHello(r *Reply) (Hello, error) {
 	if r.Err != nil {
 		return Hello{}, fmt.Errorf("adapter refused hello: %s", r.Err.Error())
 	}
-	var h Hello
-	if err := json.Unmarshal([]byte(r.OK.String()), &h); err != nil {
-		return Hello{}, fmt.Errorf("hello reply: %w", err)
+	if r.OK.Kind != canon.Object {
+		return Hello{}, fmt.Errorf("hello reply is %s, not an object", r.OK.Kind)
 	}
-	if h.Name == "" {
+	h := Hello{Concurrency: 1}
+	var haveName, haveOps bool
+	for _, m := range r.OK.Members {
+		v := m.Value
+		switch m.Key {
+		case "name":
+			if v.Kind != canon.String || v.Str == "" {
+				return Hello{}, errors.New("hello reply: name must be a non-empty string")
+			}
+			h.Name, haveName = v.Str, true
+		case "version":
+			if v.Kind != canon.String {
+				return Hello{}, errors.New("hello reply: version must be a string")
+			}
+			h.Version = v.Str
+		case "ops":
+			if v.Kind != canon.Array {
+				return Hello{}, errors.New("hello reply: ops must be an array of strings")
+			}
+			h.Ops = []string{}
+			for _, op := range v.Elems {
+				if op.Kind != canon.String {
+					return Hello{}, errors.New("hello reply: ops must be an array of strings")
+				}
+				h.Ops = append(h.Ops, op.Str)
+			}
+			haveOps = true
+		case "concurrency":
+			n, err := strconv.Atoi(v.Num)
+			if v.Kind != canon.Number || err != nil || n < 1 {
+				return Hello{}, fmt.Errorf("hello reply: concurrency %s is not a positive integer", v.String())
+			}
+			h.Concurrency = n
+		}
+	}
+	switch {
+	case !haveName:
 		return Hello{}, errors.New("hello reply has no name")
-	}
-	if h.Concurrency < 0 {
-		return Hello{}, fmt.Errorf("hello reply: concurrency %d is negative", h.Concurrency)
-	}
-	if h.Concurrency == 0 {
-		h.Concurrency = 1
+	case !haveOps:
+		return Hello{}, errors.New("hello reply has no ops")
 	}
 	return h, nil
 }

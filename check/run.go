@@ -13,7 +13,7 @@ import (
 // Options tune Execute.
 type Options struct {
 	// Parallel is how many checks run at once; 0 means the concurrency the
-	// adapter declared in its hello.
+	// adapter declared in its hello, which is also the most allowed.
 	Parallel int
 	// Repro, if set, returns a one-line command that repeats a check's exchanges.
 	Repro func(id string, exchanges []adapter.Exchange) string
@@ -61,9 +61,9 @@ func (r *Run) Counts() Counts {
 // the checks not yet run are errors and Complete is false.
 func Execute(ctx context.Context, client *adapter.Client, checks []Check, opt Options) *Run {
 	run := &Run{Results: make([]Result, len(checks)), Started: time.Now()}
-	parallel := opt.Parallel
-	if parallel <= 0 {
-		parallel = max(1, client.Hello().Concurrency)
+	parallel := max(1, client.Hello().Concurrency)
+	if opt.Parallel > 0 {
+		parallel = min(parallel, opt.Parallel)
 	}
 	var (
 		mu   sync.Mutex

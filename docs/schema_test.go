@@ -311,9 +311,9 @@ var helloFixtures = []struct {
 }{
 	{"every member", `{"id":0,"ok":{"name":"x","version":"1","ops":["canonicalJson"],"concurrency":2}}`, true},
 	{"name and ops", `{"id":0,"ok":{"name":"x","ops":["canonicalJson"]}}`, true},
-	{"name only", `{"id":0,"ok":{"name":"x"}}`, true},
+	{"name only", `{"id":0,"ok":{"name":"x"}}`, false},
 	{"more members", `{"id":0,"ok":{"name":"x","version":"1","ops":["canonicalJson"],"vendor":"y"}}`, true},
-	{"concurrency 0", `{"id":0,"ok":{"name":"x","ops":["canonicalJson"],"concurrency":0}}`, true},
+	{"concurrency 0", `{"id":0,"ok":{"name":"x","ops":["canonicalJson"],"concurrency":0}}`, false},
 	{"no name", `{"id":0,"ok":{"version":"1","ops":["canonicalJson"]}}`, false},
 	{"empty name", `{"id":0,"ok":{"name":"","ops":["canonicalJson"]}}`, false},
 	{"name is a number", `{"id":0,"ok":{"name":5,"ops":["canonicalJson"]}}`, false},

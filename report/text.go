@@ -84,6 +84,9 @@ func (p *printer) line(format string, args ...any) {
 
 func describe(im Implementation) string {
 	s := im.Name
+	if s == "" {
+		s = "(no hello)"
+	}
 	if im.Version != "" {
 		s += " " + im.Version
 	}

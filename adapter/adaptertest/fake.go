@@ -42,6 +42,8 @@ const (
 	CrashOnce       = "crash-once"        // the first process exits on echo; later ones behave (needs StateFile)
 	Stubborn        = "stubborn"          // ignores stdin closing and keeps running
 	Concurrent      = "concurrent"        // concurrency 4; echo replies out of order
+	ExitAfterReply  = "exit-after-reply"  // answers echo, then exits 0 at once
+	NewHello        = "new-hello"         // like crash-once, but says another name after the restart (needs StateFile)
 )
 
 // MaybeRunFake runs the fake adapter and exits if this process was started
@@ -78,6 +80,7 @@ type request struct {
 
 func runFake(mode, state string, extra []string) int {
 	ops, _ := json.Marshal(append([]string{"echo", "fail", "slow"}, extra...))
+	name := "fake-" + mode // the same after a crash-once restart
 	out := bufio.NewWriter(os.Stdout)
 	say := func(format string, args ...any) {
 		fmt.Fprintf(out, format+"\n", args...)
@@ -89,10 +92,14 @@ func runFake(mode, state string, extra []string) int {
 		return 1
 	case Banner:
 		say("fake adapter 1.0 starting up")
-	case CrashOnce:
+	case CrashOnce, NewHello:
 		if _, err := os.Stat(state); err != nil {
 			os.WriteFile(state, []byte("crashed"), 0o644)
+			mode = CrashOnce
 		} else {
+			if mode == NewHello {
+				name += "-reborn"
+			}
 			mode = Good
 		}
 	}
@@ -115,7 +122,7 @@ func runFake(mode, state string, extra []string) int {
 		fmt.Fprintf(os.Stderr, "fake: got %s\n", r.Op)
 		switch {
 		case r.Op == "hello":
-			say(`{"id":%d,"ok":{"name":"fake-%s","version":"0.0.1","ops":%s,"concurrency":%d}}`, r.ID, mode, ops, concurrency)
+			say(`{"id":%d,"ok":{"name":%q,"version":"0.0.1","ops":%s,"concurrency":%d}}`, r.ID, name, ops, concurrency)
 		case r.Op == "fail":
 			say(`{"id":%d,"err":{"code":"nope","message":"fails on purpose","extra":[1,2]}}`, r.ID)
 		case r.Op == "slow":
@@ -130,6 +137,9 @@ func runFake(mode, state string, extra []string) int {
 			out.Flush()
 			fmt.Fprintln(os.Stderr, "fake: crashing on purpose")
 			return 3
+		case mode == ExitAfterReply:
+			say(`{"id":%d,"ok":%s}`, r.ID, r.Args)
+			return 0
 		case mode == Garbage:
 			say("this is not json")
 		case mode == Noise:

@@ -108,14 +108,14 @@ func newRunSuiteCmd(e *env, def *suiteDef) *cobra.Command {
 	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-call timeout")
 	f.StringVar(&o.url, "url", "", "POST requests to the adapter service at `URL`")
 	f.StringArrayVar(&o.env, "env", nil, "set `KEY=VALUE` in the adapter's environment (repeatable)")
-	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only (plus --env)")
+	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only (and SystemRoot on Windows), plus --env")
 	f.StringVar(&o.dir, "dir", "", "start the adapter in `DIR`")
 	f.StringVar(&o.trace, "trace", "", "write the whole transcript, every line each way, to `FILE`")
 	f.BoolVar(&o.strict, "strict", false, "a not-checked result blocks conformance (exit 1)")
 	f.BoolVar(&o.noColor, "no-color", false, "no colour in text output (NO_COLOR is honoured too)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "list only the checks that did not pass")
 	f.StringVar(&o.mode, "mode", "", "run the built-in adapter in a deliberately broken `MODE` (see referee list "+def.name+" --modes)")
-	f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once (default: the adapter's declared concurrency)")
+	f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once, at most the adapter's declared concurrency (the default)")
 	return cmd
 }
 
@@ -225,9 +225,18 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 // unstarted is the run of an implementation that never said hello: every
 // selected check is an error and the run is incomplete.
 func unstarted(checks []check.Check, err error) *check.Run {
+	var ev check.Evidence
+	var se *adapter.StartError
+	if errors.As(err, &se) {
+		ev.Stderr = se.Stderr
+	}
+	var f *adapter.Fault
+	if errors.As(err, &f) && len(f.Line) > 0 {
+		ev.Notes = []string{fmt.Sprintf("offending line: %q", f.Line)}
+	}
 	results := make([]check.Result, len(checks))
 	for i, c := range checks {
-		results[i] = check.Result{ID: c.ID, Status: check.Error, Reason: "not run: the implementation could not be started: " + err.Error()}
+		results[i] = check.Result{ID: c.ID, Status: check.Error, Reason: "not run: the implementation could not be started: " + err.Error(), Evidence: ev}
 	}
 	return &check.Run{Results: results, Complete: false, Started: time.Now()}
 }
@@ -248,7 +257,7 @@ func (o *runOptions) starter(def *suiteDef, e *env, trace *adapter.Trace) (adapt
 	if err != nil {
 		return nil, report.Implementation{}, usageError("%v", err)
 	}
-	return adapter.InProcess(h), report.Implementation{Transport: "in-process", Mode: o.mode}, nil
+	return adapter.InProcessTraced(h, trace), report.Implementation{Transport: "in-process", Mode: o.mode}, nil
 }
 
 // childEnv is the adapter's environment: nil inherits referee's.
@@ -274,6 +283,19 @@ func (o *runOptions) repro(def *suiteDef) func(string, []adapter.Exchange) strin
 	return func(id string, exs []adapter.Exchange) string {
 		switch {
 		case len(o.argv) > 0:
+			var env []string
+			if o.dir != "" {
+				env = append(env, "cd "+shellQuote(o.dir)+" &&")
+			}
+			if o.cleanEnv || len(o.env) > 0 {
+				env = append(env, "env")
+				if o.cleanEnv {
+					env = append(env, "-i", `PATH="$PATH"`, `HOME="$HOME"`)
+				}
+				for _, kv := range o.env {
+					env = append(env, shellQuote(kv))
+				}
+			}
 			lines := []string{shellQuote(`{"id":0,"op":"hello","args":{"protocol":"` + adapter.Protocol + `","suite":"` + def.name + `"}}`)}
 			for _, x := range exs {
 				lines = append(lines, shellQuote(string(x.Request)))
@@ -282,7 +304,7 @@ func (o *runOptions) repro(def *suiteDef) func(string, []adapter.Exchange) strin
 			for _, a := range o.argv {
 				argv = append(argv, shellQuote(a))
 			}
-			return "printf '%s\\n' " + strings.Join(lines, " ") + " | " + strings.Join(argv, " ")
+			return "printf '%s\\n' " + strings.Join(lines, " ") + " | " + strings.Join(append(env, argv...), " ")
 		case o.url != "":
 			return "curl -sS -H 'Content-Type: application/json' --data-binary " + shellQuote(string(exs[len(exs)-1].Request)) + " " + shellQuote(o.url)
 		}
@@ -309,8 +331,8 @@ func shellQuote(s string) string {
 
 func (o *runOptions) writeReports(e *env, def *suiteDef, rep *report.Report, run *check.Run) error {
 	write := map[string]func(io.Writer) error{
-		"json":  func(w io.Writer) error { return report.WriteJSON(w, rep) },
-		"junit": func(w io.Writer) error { return report.WriteJUnit(w, rep) },
+		"json":   func(w io.Writer) error { return report.WriteJSON(w, rep) },
+		"junit":  func(w io.Writer) error { return report.WriteJUnit(w, rep) },
 		"native": func(w io.Writer) error { return report.WriteNative(w, def.native(run)) },
 		"text": func(w io.Writer) error {
 			return report.WriteText(w, rep, report.TextOptions{Color: o.color(e.stdout), Passes: !o.quiet})

@@ -147,6 +147,9 @@ func loadRFCLayout(c *corpus.Corpus) ([]check.Check, error) {
 		}
 		base := strings.TrimSuffix(file, ".json")
 		where := fmt.Sprintf("corpus %s: %s", c.Name, f)
+		if !namePattern.MatchString(strings.ToLower(base)) {
+			return nil, fmt.Errorf("%s: the file name must make a check ID: letters, digits, '.', '_' and '-'", where)
+		}
 		in, err := c.ReadFile(f)
 		if err != nil {
 			return nil, err

@@ -20,17 +20,19 @@ Ops:
                                       Crosslink error code
 
 The Crosslink reference is TypeScript, so JSON is read here the way
-JavaScript's JSON.parse reads it, by a small parser of our own (the stdlib
-json module recurses once per nesting level and keeps integers exact): every
-number becomes an IEEE double, duplicate keys keep the last value (at the
-first one's position), lone surrogate escapes survive as lone surrogates,
-and an explicit stack replaces recursion, so nesting depth is limited only by
-memory. The whole request line, not just the payload, is read by this
-parser. Strings are Python str; a lone surrogate is a code point in
-U+D800..U+DFFF, and an escaped surrogate pair is joined into one code point,
-as JavaScript would see it.
+JavaScript's JSON.parse reads it: every number becomes an IEEE double,
+duplicate keys keep the last value (at the first one's position), and lone
+surrogate escapes survive. Python's str holds them as code points in
+U+D800..U+DFFF; an escaped surrogate pair is joined into one code point, as
+JavaScript would see it. The whole request line, not just the payload, is
+read this way. The stdlib json module does it fast, with the hooks in
+parse(), but it recurses once per nesting level; a text nested too deeply for
+it is read by parse_own, our own parser with an explicit stack, so nesting
+depth is limited only by memory. The canonical writer, framing, depth check,
+version check and message validation are written here, without recursion.
 """
 
+import json
 import math
 import re
 import sys
@@ -147,80 +149,133 @@ def parse_key(text, i):
     return key, i + 1
 
 
-def parse(text):
-    """Parse a JSON text as JSON.parse does; return (value, max_depth).
+# A value, after optional whitespace. The group that matched says which kind:
+# 1 a number, 2 the content of a string without escapes, 3 the opening quote
+# of a string with escapes, 4 "[", 5 "{", 6 true, 7 false, 8 null.
+VALUE = re.compile(
+    r'[ \t\n\r]*(?:(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)|"([^"\\\x00-\x1f]*)"|(")|(\[)|(\{)'
+    r"|(true)|(false)|(null))"
+)
+AFTER = re.compile(r"[ \t\n\r]*([,\]}])")  # what may follow a value inside a container
+EMPTY_ARRAY = re.compile(r"[ \t\n\r]*\]")
+EMPTY_OBJECT = re.compile(r"[ \t\n\r]*\}")
+SIMPLE_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
+LITERALS = {6: True, 7: False, 8: None}
+
+
+def read_key(text, i):
+    """Read `"key" :` at text[i], whitespace allowed; return (key, end)."""
+    m = SIMPLE_KEY.match(text, i)
+    if m is not None:
+        return m.group(1), m.end()
+    return parse_key(text, i)
+
+
+def parse_own(text):
+    """Parse a JSON text as JSON.parse does, without recursion.
 
     Objects become dict, arrays list, numbers float, strings str, literals
-    True, False and None. max_depth is the largest number of containers any
-    value (container or scalar) is nested inside; the top level is depth 0.
+    True, False and None.
     """
     stack = []  # open containers, innermost last
     keys = []  # for each open object, the key whose value is being read
-    max_depth = 0
-    ws = WS.match
+    value_match, after_match = VALUE.match, AFTER.match
     i = 0
     while True:
         # A value starts here.
-        i = ws(text, i).end()
-        c = text[i : i + 1]
-        if c == "[":
-            i = ws(text, i + 1).end()
-            if text[i : i + 1] != "]":
+        m = value_match(text, i)
+        if m is None:
+            j = WS.match(text, i).end()
+            raise ParseError("unexpected end of text" if j == len(text) else "unexpected character", j)
+        g = m.lastindex
+        i = m.end()
+        if g == 1:
+            value = float(m.group(1))  # 1e400 becomes inf, as in JavaScript
+        elif g == 2:
+            value = m.group(2)
+        elif g == 3:
+            value, i = parse_string(text, i - 1)
+        elif g == 4:
+            e = EMPTY_ARRAY.match(text, i)
+            if e is None:
                 stack.append([])
                 continue
-            i, value = i + 1, []
-        elif c == "{":
-            i = ws(text, i + 1).end()
-            if text[i : i + 1] != "}":
-                key, i = parse_key(text, i)
+            value, i = [], e.end()
+        elif g == 5:
+            e = EMPTY_OBJECT.match(text, i)
+            if e is None:
+                key, i = read_key(text, i)
                 stack.append({})
                 keys.append(key)
                 continue
-            i, value = i + 1, {}
-        elif c == '"':
-            value, i = parse_string(text, i)
-        elif c == "-" or "0" <= c <= "9":
-            m = NUMBER.match(text, i)
-            if m is None:
-                raise ParseError("bad number", i)
-            value, i = float(m.group()), m.end()  # 1e400 becomes inf, as in JS
-        elif text.startswith("true", i):
-            value, i = True, i + 4
-        elif text.startswith("false", i):
-            value, i = False, i + 5
-        elif text.startswith("null", i):
-            value, i = None, i + 4
+            value, i = {}, e.end()
         else:
-            raise ParseError("unexpected end of text" if c == "" else "unexpected character", i)
+            value = LITERALS[g]
         # The value is complete: attach it, closing every container that ends.
         while True:
-            depth = len(stack)
-            if depth > max_depth:
-                max_depth = depth
-            i = ws(text, i).end()
-            if depth == 0:
+            if not stack:
+                i = WS.match(text, i).end()
                 if i != len(text):
                     raise ParseError("trailing data", i)
-                return value, max_depth
+                return value
+            m = after_match(text, i)
             top = stack[-1]
-            c = text[i : i + 1]
             if type(top) is list:
                 top.append(value)
-                if c == ",":
-                    i += 1
+                if m is None or m.group(1) == "}":
+                    raise ParseError("expected ',' or ']'", WS.match(text, i).end())
+                i = m.end()
+                if m.group(1) == ",":
                     break
-                if c != "]":
-                    raise ParseError("expected ',' or ']'", i)
             else:
                 top[keys[-1]] = value  # a duplicate key: last wins, first position
-                if c == ",":
-                    keys[-1], i = parse_key(text, i + 1)
+                if m is None or m.group(1) == "]":
+                    raise ParseError("expected ',' or '}'", WS.match(text, i).end())
+                i = m.end()
+                if m.group(1) == ",":
+                    keys[-1], i = read_key(text, i)
                     break
-                if c != "}":
-                    raise ParseError("expected ',' or '}'", i)
                 keys.pop()
-            i += 1
             value = stack.pop()
+
+
+def reject_constant(name):
+    raise ParseError("%s is not JSON" % name, 0)
+
+
+def parse(text):
+    """Parse a JSON text as JSON.parse does.
+
+    The stdlib json module's C scanner, with these hooks, reads exactly what
+    JSON.parse reads and the same way (every number a double, NaN and
+    Infinity refused, last duplicate key wins at the first one's position,
+    lone surrogate escapes kept, pairs joined), and is fast. It recurses once
+    per nesting level, though, so a text nested too deeply for it goes to
+    parse_own, which keeps an explicit stack.
+    """
+    try:
+        return json.loads(text, parse_float=float, parse_int=float, parse_constant=reject_constant)
+    except json.JSONDecodeError as e:
+        raise ParseError(e.msg, e.pos) from None
+    except RecursionError:
+        return parse_own(text)
+
+
+def too_deep(root):
+    """Whether any value (container or scalar) in root is nested inside more
+    than MAX_DEPTH containers; the top level is depth 0. Only containers are
+    visited, never one below MAX_DEPTH, so deep inputs cost little: a
+    non-empty container at depth MAX_DEPTH has a child one level too deep."""
+    work = [(root, 0)] if type(root) in (list, dict) else []
+    while work:
+        v, d = work.pop()
+        if d == MAX_DEPTH:
+            if v:
+                return True
+            continue
+        d += 1
+        work.extend([(x, d) for x in (v if type(v) is list else v.values()) if type(x) is list or type(x) is dict])
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -245,10 +300,10 @@ def utf16(s):
 
 def es_number(x):
     """ECMAScript Number::toString(x), i.e. String(x) in JavaScript."""
+    if -9007199254740992.0 < x < 9007199254740992.0 and x.is_integer():
+        return str(int(x))  # below 2**53 the exact integer is also the shortest; -0 gives "0"
     if not math.isfinite(x):
         raise Reject(None, "TypeError: canonicalJson: non-finite number")
-    if x == 0:
-        return "0"  # also -0
     sign = "-" if x < 0 else ""
     # repr gives the shortest digits that round-trip, as ES requires.
     mant, _, exp = repr(abs(x)).partition("e")
@@ -272,10 +327,11 @@ def es_number(x):
 
 def scalar_text(x):
     """Write a non-container value canonically."""
-    if type(x) is str:
-        return quote(x)
-    if type(x) is float:
+    t = type(x)
+    if t is float:
         return es_number(x)
+    if t is str:
+        return quote(x)
     if x is None:
         return "null"
     if x is True:
@@ -290,35 +346,45 @@ def scalar_text(x):
 def canonical(root):
     """Write a value as Crosslink canonical JSON: object keys sorted by UTF-16
     code units (as JavaScript's default sort), no whitespace, arrays in order.
-    No recursion: work items are either str, finished output text, or
-    containers still to be written."""
+
+    No recursion: frames holds, for each container being written, an iterator
+    over what is left of it; scalars are written on the spot, and a container
+    child suspends its parent until it is done."""
     if type(root) not in (list, dict):
         return scalar_text(root)
-    out, work = [], [root]
-    while work:
-        v = work.pop()
-        t = type(v)
-        if t is str:
-            out.append(v)
-            continue
-        if t is list:
-            work.append("]")
-            for k in range(len(v) - 1, -1, -1):
-                x = v[k]
-                work.append(x if type(x) in (list, dict) else scalar_text(x))
-                if k:
-                    work.append(",")
+    out = []
+    frames = []
+
+    def open_container(v):
+        if type(v) is list:
             out.append("[")
+            frames.append((iter(v), False, "]"))
         else:
-            keys = sorted(v, key=utf16)
-            work.append("}")
-            for k in range(len(keys) - 1, -1, -1):
-                x = v[keys[k]]
-                work.append(x if type(x) in (list, dict) else scalar_text(x))
-                work.append(quote(keys[k]) + ":")
-                if k:
-                    work.append(",")
             out.append("{")
+            frames.append((iter(sorted(v.items(), key=lambda kv: utf16(kv[0]))), True, "}"))
+
+    open_container(root)
+    first = True  # nothing written yet in the innermost open container
+    while frames:
+        it, keyed, close = frames[-1]
+        for item in it:
+            if first:
+                first = False
+            else:
+                out.append(",")
+            if keyed:
+                out.append(quote(item[0]) + ":")
+                item = item[1]
+            t = type(item)
+            if t is list or t is dict:
+                open_container(item)
+                first = True
+                break
+            out.append(scalar_text(item))
+        else:
+            out.append(close)
+            frames.pop()
+            first = False
     return "".join(out)
 
 
@@ -462,11 +528,11 @@ def decode_message(payload):
         text = text[1:]
     # 2. JSON.parse.
     try:
-        parsed, depth = parse(text)
+        parsed = parse(text)
     except ParseError:
         raise Reject("parse_error", "payload is not valid JSON") from None
     # 3. Nesting: no value inside more than 64 containers.
-    if depth > MAX_DEPTH:
+    if too_deep(parsed):
         raise Reject("invalid_message", "payload nesting exceeds %d" % MAX_DEPTH)
     # 4. Version, before any structural check.
     if type(parsed) is dict and type(parsed.get("v")) is str and parsed["v"] not in SUPPORTED_VERSIONS:
@@ -541,7 +607,7 @@ def err_line(rid, code, message):
 def on_line(raw):
     """Answer one request line."""
     try:
-        req, _ = parse(raw.decode("utf-8"))
+        req = parse(raw.decode("utf-8"))
     except (UnicodeDecodeError, ParseError) as e:
         log("bad request line: %s" % e)
         return err_line(None, "bad_request", "request is not a JSON object line: %s" % e)
