@@ -1,0 +1,178 @@
+package crosslink
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/refereehq/referee/canon"
+)
+
+func TestDecodeMessage(t *testing.T) {
+	const id = `"AAAAAAAAAAAAAAAA"`
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	tests := []struct {
+		name    string
+		payload string
+		code    string // "" means accepted
+		reason  string
+	}{
+		{"ping", `{"v":"1.0","t":"ping","ts":1}`, "", ""},
+		{"bye", `{"v":"1.0","t":"bye"}`, "", ""},
+		{"unknown members kept", `{"v":"1.0","t":"bye","x":1}`, "", ""},
+		{"duplicate keys last wins", `{"v":"1.0","t":"root","t":"bye"}`, "", ""},
+		{"bom dropped", "\ufeff" + `{"v":"1.0","t":"bye"}`, "", ""},
+		{"depth 64", `{"v":"1.0","t":"req","i":` + id + `,"m":"m","p":` + deep(64) + `}`, "", ""},
+		{"depth 65", `{"v":"1.0","t":"req","i":` + id + `,"m":"m","p":` + deep(65) + `}`, CodeInvalidMessage, "too-deep"},
+		{"invalid utf-8", "{\"v\":\"1.0\",\"t\":\"bye\",\"r\":\"\xff\"}", CodeParseError, "not valid UTF-8"},
+		{"truncated", `{"v":"1.0"`, CodeParseError, "invalid JSON"},
+		{"parse before depth", deep(70)[:70], CodeParseError, "invalid JSON"},
+		{"depth before version", `{"v":"9","p":` + deep(65) + `}`, CodeInvalidMessage, "too-deep"},
+		{"version before structure", `{"v":"9","t":"nope"}`, CodeVersionUnsupported, `version "9"`},
+		{"number version", `{"v":1,"t":"bye"}`, CodeInvalidMessage, "bad-version"},
+		{"array", `[]`, CodeInvalidMessage, "bad-version"},
+		{"null", `null`, CodeInvalidMessage, "not-an-object"},
+		{"unknown type", `{"v":"1.0","t":"root"}`, CodeInvalidMessage, "bad-type"},
+		{"req without id", `{"v":"1.0","t":"req","m":"m"}`, CodeInvalidMessage, "req-id"},
+		{"req idem false", `{"v":"1.0","t":"req","i":` + id + `,"m":"m","idem":false}`, CodeInvalidMessage, "req-idem"},
+		{"chunk 2.0", `{"v":"1.0","t":"chunk","i":` + id + `,"n":2.0,"d":0}`, "", ""},
+		{"chunk -1", `{"v":"1.0","t":"chunk","i":` + id + `,"n":-1,"d":0}`, CodeInvalidMessage, "chunk-index"},
+		{"chunk 1e400", `{"v":"1.0","t":"chunk","i":` + id + `,"n":1e400,"d":0}`, CodeInvalidMessage, "chunk-index"},
+		{"err bad code", `{"v":"1.0","t":"err","i":` + id + `,"e":{"code":"x","message":"m"}}`, CodeInvalidMessage, "err-code"},
+		{"ping infinite", `{"v":"1.0","t":"ping","ts":-1e999}`, CodeInvalidMessage, "ping-ts"},
+		{"hello app 256 units", `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat("😂", 128) + `"}`, "", ""},
+		{"hello app 258 units", `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat("😂", 129) + `"}`, CodeInvalidMessage, "hello-app"},
+		{"hello_ok", `{"v":"1.0","t":"hello_ok","version":"10.20"}`, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeMessage([]byte(tt.payload))
+			if tt.code == "" {
+				if err != nil {
+					t.Fatalf("rejected: %v", err)
+				}
+				return
+			}
+			var xe *Error
+			if !errors.As(err, &xe) || xe.Code != tt.code || xe.Reason != tt.reason {
+				t.Fatalf("err = %v, want %s: %s", err, tt.code, tt.reason)
+			}
+		})
+	}
+}
+
+func TestCanonicalAndFrame(t *testing.T) {
+	v, err := ParseValue([]byte(`{"v":"1.0","t":"res","i":"A","p":{"\ufb33":1,"\ud83d\ude02":1e21,"s":"\ud800\u2028/","n":-0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Canonical(v)
+	want := `{"i":"A","p":{"n":0,"s":"\ud800` + "\u2028" + `/","😂":1e+21,"` + "\ufb33" + `":1},"t":"res","v":"1.0"}`
+	if err != nil || string(got) != want {
+		t.Fatalf("Canonical = %s, %v\nwant       %s", got, err, want)
+	}
+	frame, err := EncodeFrame(v, 0)
+	if err != nil || binary.BigEndian.Uint32(frame) != uint32(len(want)) || hex.EncodeToString(frame[:4]) != "0000004f" || string(frame[4:]) != want {
+		t.Fatalf("EncodeFrame = %x, %v", frame, err)
+	}
+	if _, err := EncodeFrame(v, len(want)-1); !isCode(err, CodePayloadTooLarge) {
+		t.Errorf("EncodeFrame over the limit: %v", err)
+	}
+	inf, _ := ParseValue([]byte(`[1e400]`))
+	if _, err := Canonical(inf); err == nil || isCode(err, "") {
+		t.Errorf("Canonical(1e400) = %v, want an error without a Crosslink code", err)
+	}
+}
+
+func isCode(err error, code string) bool {
+	var xe *Error
+	return errors.As(err, &xe) && xe.Code == code
+}
+
+// TestUpstreamFixtures runs the upstream fixtures through the package
+// directly: every canonical text, frame and error code.
+func TestUpstreamFixtures(t *testing.T) {
+	dir := os.Getenv("REFEREE_SHARED")
+	if dir == "" {
+		t.Skip("REFEREE_SHARED not set: the upstream fixtures live in ../shared/corpora/crosslink")
+	}
+	var messages struct {
+		Cases []struct {
+			Name      string          `json:"name"`
+			Obj       json.RawMessage `json:"obj"`
+			Canonical string          `json:"canonical"`
+			FrameHex  string          `json:"frame_hex"`
+		} `json:"cases"`
+	}
+	var invalid struct {
+		Cases []struct{ Name, UTF8, Error string } `json:"cases"`
+	}
+	for file, v := range map[string]any{"messages-v1.json": &messages, "invalid-v1.json": &invalid} {
+		raw, err := os.ReadFile(filepath.Join(dir, "corpora", "crosslink", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range messages.Cases {
+		v, err := ParseValue(c.Obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := Canonical(v)
+		frame, _ := EncodeFrame(v, 0)
+		if string(got) != c.Canonical || hex.EncodeToString(frame) != c.FrameHex {
+			t.Errorf("%s: canonical %s frame %x", c.Name, got, frame)
+		}
+		if _, err := DecodeMessage(got); err != nil {
+			t.Errorf("%s: decode: %v", c.Name, err)
+		}
+	}
+	for _, c := range invalid.Cases {
+		if _, err := DecodeMessage([]byte(c.UTF8)); !isCode(err, c.Error) {
+			t.Errorf("%s: %v, want %s", c.Name, err, c.Error)
+		}
+	}
+	if len(messages.Cases) != 9 || len(invalid.Cases) != 4 {
+		t.Errorf("%d cases, %d invalid", len(messages.Cases), len(invalid.Cases))
+	}
+}
+
+func FuzzDecodeMessage(f *testing.F) {
+	for _, s := range []string{`{"v":"1.0","t":"ping","ts":1}`, `{"v":"9"}`, `[[[`, "\xff", `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"a"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		v, err := DecodeMessage(payload)
+		if err != nil {
+			var xe *Error
+			if !errors.As(err, &xe) || (xe.Code != CodeParseError && xe.Code != CodeInvalidMessage && xe.Code != CodeVersionUnsupported) {
+				t.Fatalf("error without a decode code: %v", err)
+			}
+			return
+		}
+		// An accepted message canonicalises (unless a number overflows) and
+		// its canonical form decodes to the same canonical form.
+		c, err := Canonical(v)
+		if errors.Is(err, canon.ErrNumberRange) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("accepted but not canonicalisable: %v", err)
+		}
+		v2, err := DecodeMessage(c)
+		if err != nil {
+			t.Fatalf("canonical form %s rejected: %v", c, err)
+		}
+		if c2, _ := Canonical(v2); string(c2) != string(c) {
+			t.Fatalf("not idempotent: %s -> %s", c, c2)
+		}
+	})
+}
