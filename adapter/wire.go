@@ -77,8 +77,8 @@ type Exchange struct {
 	Reply   []byte // the reply line received, without its newline; nil if none
 }
 
-// encodeRequest renders one request line. args must be one JSON value;
-// its whitespace is removed and its lexemes are kept.
+// encodeRequest renders one request line. args must be one valid JSON
+// value; any whitespace in it is removed (lexemes and escapes are kept).
 func encodeRequest(id int64, op string, args []byte) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"id":`)
@@ -87,10 +87,15 @@ func encodeRequest(id int64, op string, args []byte) ([]byte, error) {
 	opText, _ := json.Marshal(op)
 	b.Write(opText)
 	b.WriteString(`,"args":`)
-	if len(args) == 0 {
+	switch {
+	case len(args) == 0:
 		b.WriteString("{}")
-	} else if err := json.Compact(&b, args); err != nil {
-		return nil, fmt.Errorf("adapter: args of %s: %w", op, err)
+	case !bytes.ContainsAny(args, " \t\r\n"):
+		b.Write(args) // already compact: skip the rescan of large args
+	default:
+		if err := json.Compact(&b, args); err != nil {
+			return nil, fmt.Errorf("adapter: args of %s: %w", op, err)
+		}
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
