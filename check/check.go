@@ -124,3 +124,6 @@ func (s *Session) Call(ctx context.Context, op string, args any) (*adapter.Reply
 
 // Offers reports whether the implementation offers op.
 func (s *Session) Offers(op string) bool { return s.client.Offers(op) }
+
+// Fault returns the first fault of the session's calls, or nil.
+func (s *Session) Fault() error { return s.fault }

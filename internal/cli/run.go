@@ -115,6 +115,9 @@ func newRunSuiteCmd(e *env, def *suiteDef) *cobra.Command {
 	f.BoolVar(&o.noColor, "no-color", false, "no colour in text output (NO_COLOR is honoured too)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "list only the checks that did not pass")
 	f.StringVar(&o.mode, "mode", "", "run the built-in adapter in a deliberately broken `MODE` (see referee list "+def.name+" --modes)")
+	if def.flags != nil {
+		def.flags(f)
+	}
 	f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once, at most the adapter's declared concurrency (the default)")
 	return cmd
 }
@@ -215,6 +218,11 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 		impl, run, o.strict)
 	if err := o.writeReports(e, def, rep, run); err != nil {
 		return err
+	}
+	if def.after != nil {
+		if err := def.after(run, impl); err != nil {
+			return &exitError{code: report.ExitUsage, err: err}
+		}
 	}
 	if code := rep.ExitCode(); code != report.ExitOK {
 		return &exitError{code: code}

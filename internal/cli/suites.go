@@ -1,10 +1,19 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/suites/crosslink"
+	"github.com/refereehq/referee/suites/fablepool"
 	"github.com/refereehq/referee/suites/jcs"
 )
 
@@ -22,12 +31,16 @@ type suiteDef struct {
 	modes     []modeInfo
 	// native renders the suite's own report shape; nil if it has none.
 	native func(run *check.Run) any
+	// flags, if set, adds the suite's own flags to `run SUITE`.
+	flags func(f *pflag.FlagSet)
+	// after, if set, runs when the run is over, to write the suite's files.
+	after func(run *check.Run, impl report.Implementation) error
 }
 
 type modeInfo struct{ name, doc string }
 
 func suiteDefs() []*suiteDef {
-	return []*suiteDef{crosslinkDef(), jcsDef()}
+	return []*suiteDef{crosslinkDef(), fablepoolDef(), jcsDef()}
 }
 
 func findSuite(name string) *suiteDef {
@@ -123,4 +136,88 @@ corpus in the upstream layout (messages-v1.json and invalid-v1.json, e.g.
 		modes:  modes,
 		native: func(run *check.Run) any { return crosslink.Native(run) },
 	}
+}
+
+func fablepoolDef() *suiteDef {
+	modes := make([]modeInfo, len(fablepool.Modes))
+	for i, m := range fablepool.Modes {
+		modes[i] = modeInfo{m.Name, m.Doc}
+	}
+	var record, recorded, results, wycheproof string
+	var rec *fablepool.Recorder
+	var cp *fablepool.Corpus
+	return &suiteDef{
+		name:  fablepool.Name,
+		short: "FablePool fablepool-draft-1: canonical JSON, Ed25519, signed operations under mutation, recorded ground truth",
+		long: `The fablepool suite checks an implementation of the FablePool profile
+fablepool-draft-1: canonical JSON by code point with integers only, Ed25519
+key derivation, signing and verification, signed operation envelopes that the
+runner attacks with scripted mutations, and every live output against the
+recorded ground truth (recorded.json).
+
+--corpus DIR reads canonicalization.json, signing.json and op_scenarios.json
+(or their draft- names, as in ../shared/corpora/fablepool) and recorded.json
+when present; --recorded FILE compares with another ground truth; --record FILE
+writes the implementation's own; --wycheproof FILE adds Wycheproof's Ed25519
+verification vectors; --results DIR writes the native report.json there.`,
+		example: `  referee run fablepool
+  referee run fablepool -- node examples/adapters/node/fablepool.mjs
+  referee run fablepool --wycheproof ../shared/corpora/ed25519/wycheproof_ed25519_test.json --results out
+  referee run fablepool --record recorded.json -- node examples/adapters/node/fablepool.mjs`,
+		flags: func(f *pflag.FlagSet) {
+			f.StringVar(&record, "record", "", "write the implementation's outputs as recorded.json to `FILE`")
+			f.StringVar(&recorded, "recorded", "", "compare live outputs with the ground truth in `FILE` instead of the corpus's")
+			f.StringVar(&results, "results", "", "write the native report.json into `DIR`")
+			f.StringVar(&wycheproof, "wycheproof", "", "also run the Wycheproof Ed25519 verify vectors in `FILE`")
+		},
+		load: func(dir string) (*check.Suite, error) {
+			c, err := openCorpus(dir, fablepool.Embedded)
+			if err != nil {
+				return nil, err
+			}
+			if record != "" {
+				rec = fablepool.NewRecorder()
+			}
+			s, corp, err := fablepool.Load(c, fablepool.Options{Recorded: recorded, Wycheproof: wycheproof, Recorder: rec})
+			cp = corp
+			return s, err
+		},
+		reference: func(mode string) (adapter.Handler, error) {
+			h, err := fablepool.Reference(mode)
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		},
+		modes:  modes,
+		native: func(run *check.Run) any { return fablepool.Native(run) },
+		after: func(run *check.Run, impl report.Implementation) error {
+			if results != "" {
+				if err := os.MkdirAll(results, 0o755); err != nil {
+					return fmt.Errorf("--results: %w", err)
+				}
+				if err := writeJSONFile(filepath.Join(results, "report.json"), fablepool.Native(run)); err != nil {
+					return fmt.Errorf("--results: %w", err)
+				}
+			}
+			if record != "" && rec != nil && cp != nil {
+				name := impl.Name
+				if impl.Version != "" {
+					name += " " + impl.Version
+				}
+				if err := writeJSONFile(record, rec.Recorded(cp, name)); err != nil {
+					return fmt.Errorf("--record: %w", err)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

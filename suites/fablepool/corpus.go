@@ -1,0 +1,254 @@
+package fablepool
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/refereehq/referee/corpus"
+)
+
+// The vector files, as the profile names them. A corpus may also name them
+// with a "draft-" prefix, as ../shared/corpora/fablepool does.
+const (
+	CanonicalizationFile = "canonicalization.json"
+	SigningFile          = "signing.json"
+	ScenariosFile        = "op_scenarios.json"
+	RecordedFile         = "recorded.json"
+)
+
+// Corpus is a FablePool vector set, read.
+type Corpus struct {
+	Canonicalization []CanonVector
+	Signing          []SignVector
+	Scenarios        Scenarios
+	Recorded         *Recorded // nil when the corpus has none
+}
+
+// CanonVector is a canonicalization vector: Input (a JSON value) or
+// InputText (JSON text the implementation parses itself), and Canonical or Error.
+type CanonVector struct {
+	Name             string          `json:"name"`
+	Note             string          `json:"note,omitempty"`
+	Input            json.RawMessage `json:"input,omitempty"`
+	InputText        *string         `json:"input_text,omitempty"`
+	Canonical        *string         `json:"canonical,omitempty"`
+	CanonicalUTF8Hex string          `json:"canonical_utf8_hex,omitempty"`
+	CanonicalSHA256  string          `json:"canonical_sha256,omitempty"`
+	Error            string          `json:"error,omitempty"`
+}
+
+// SignVector is a signing vector.
+type SignVector struct {
+	Name               string `json:"name"`
+	Seed               string `json:"seed"`
+	MessageHex         string `json:"message_hex"`
+	PublicKey          string `json:"public_key,omitempty"`
+	Signature          string `json:"signature,omitempty"`
+	TamperedMessageHex string `json:"tampered_message_hex,omitempty"`
+	TamperedSignature  string `json:"tampered_signature,omitempty"`
+}
+
+// Scenarios is op_scenarios.json: the fixed seed, ts and v, and the scenarios.
+type Scenarios struct {
+	Profile     string     `json:"profile,omitempty"`
+	Description string     `json:"description,omitempty"`
+	Seed        string     `json:"seed"`
+	TS          int64      `json:"ts"`
+	V           int        `json:"v"`
+	Vectors     []Scenario `json:"vectors"`
+}
+
+// Scenario is one signed operation, its mutations and the verdict they must get.
+type Scenario struct {
+	Name          string          `json:"name"`
+	Type          string          `json:"type"`
+	Payload       json.RawMessage `json:"payload"`
+	Prev          json.RawMessage `json:"prev"`
+	Mutations     []Mutation      `json:"mutations"`
+	Expect        string          `json:"expect"`
+	ExpectedError string          `json:"expected_error,omitempty"`
+	Note          string          `json:"note,omitempty"`
+}
+
+// Recorded is recorded.json: an implementation's outputs, the ground truth
+// later runs are compared with.
+type Recorded struct {
+	Format           string            `json:"format"`
+	Implementation   string            `json:"implementation"`
+	Canonicalization []RecordedCanon   `json:"canonicalization"`
+	Signing          []RecordedSigning `json:"signing"`
+	OpScenarios      RecordedOps       `json:"op_scenarios"`
+}
+
+// RecordedCanon is one canonicalization vector's digest or error.
+type RecordedCanon struct {
+	Name            string  `json:"name"`
+	CanonicalSHA256 *string `json:"canonical_sha256"`
+	Error           *string `json:"error"`
+}
+
+// RecordedSigning is one signing vector's public key and signature.
+type RecordedSigning struct {
+	Name      string `json:"name"`
+	PublicKey string `json:"public_key"`
+	Signature string `json:"signature"`
+}
+
+// RecordedOps is the scenarios' author and each signed op before mutation.
+type RecordedOps struct {
+	Author string       `json:"author"`
+	Ops    []RecordedOp `json:"ops"`
+}
+
+// RecordedOp is one scenario's signed op, before its mutations.
+type RecordedOp struct {
+	Name          string `json:"name"`
+	BodyCanonical string `json:"body_canonical"`
+	BodySHA256    string `json:"body_sha256"`
+	ID            string `json:"id"`
+	Sig           string `json:"sig"`
+	OpCanonical   string `json:"op_canonical"`
+}
+
+// RecordedFormat is the format name of recorded.json.
+const RecordedFormat = "fablepool-recorded/draft-1"
+
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// ReadCorpus reads the three vector files and, when present, recorded.json.
+func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
+	out := &Corpus{}
+	var canonDoc struct {
+		Profile string        `json:"profile"`
+		Rules   string        `json:"rules"`
+		Fields  string        `json:"fields"`
+		Vectors []CanonVector `json:"vectors"`
+	}
+	if err := readFile(c, CanonicalizationFile, &canonDoc); err != nil {
+		return nil, err
+	}
+	var signDoc struct {
+		Profile string       `json:"profile"`
+		Rules   string       `json:"rules"`
+		Vectors []SignVector `json:"vectors"`
+	}
+	if err := readFile(c, SigningFile, &signDoc); err != nil {
+		return nil, err
+	}
+	if err := readFile(c, ScenariosFile, &out.Scenarios); err != nil {
+		return nil, err
+	}
+	out.Canonicalization, out.Signing = canonDoc.Vectors, signDoc.Vectors
+	if name := find(c, RecordedFile); name != "" {
+		out.Recorded = &Recorded{}
+		if err := readFile(c, RecordedFile, out.Recorded); err != nil {
+			return nil, err
+		}
+		if out.Recorded.Format != RecordedFormat {
+			return nil, fmt.Errorf("corpus %s: %s: format %q, want %q", c.Name, name, out.Recorded.Format, RecordedFormat)
+		}
+	}
+	return out, out.validate(c)
+}
+
+// find returns the name under which c holds file, or "".
+func find(c *corpus.Corpus, file string) string {
+	for _, name := range []string{file, "draft-" + file} {
+		if c.Has(name) {
+			return name
+		}
+	}
+	return ""
+}
+
+func readFile(c *corpus.Corpus, file string, v any) error {
+	name := find(c, file)
+	if name == "" {
+		return fmt.Errorf("corpus %s: no %s (or draft-%s)", c.Name, file, file)
+	}
+	raw, err := c.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if err := corpus.DecodeJSON(raw, v); err != nil {
+		return fmt.Errorf("corpus %s: %s: %w", c.Name, name, err)
+	}
+	return nil
+}
+
+func (cp *Corpus) validate(c *corpus.Corpus) error {
+	where := func(file string, i int, name string) string {
+		return fmt.Sprintf("corpus %s: %s: vector %d (%q)", c.Name, file, i, name)
+	}
+	seen := map[string]bool{}
+	for i, v := range cp.Canonicalization {
+		w := where(CanonicalizationFile, i, v.Name)
+		if err := checkName(v.Name, seen); err != nil {
+			return fmt.Errorf("%s: %w", w, err)
+		}
+		if (len(v.Input) == 0) == (v.InputText == nil) {
+			return fmt.Errorf("%s: needs exactly one of input and input_text", w)
+		}
+		if (v.Canonical == nil) == (v.Error == "") {
+			return fmt.Errorf("%s: needs exactly one of canonical and error", w)
+		}
+		if v.Canonical != nil && v.CanonicalUTF8Hex != "" && v.CanonicalUTF8Hex != hex.EncodeToString([]byte(*v.Canonical)) {
+			return fmt.Errorf("%s: canonical_utf8_hex disagrees with canonical", w)
+		}
+	}
+	seen = map[string]bool{}
+	for i, v := range cp.Signing {
+		w := where(SigningFile, i, v.Name)
+		if err := checkName(v.Name, seen); err != nil {
+			return fmt.Errorf("%s: %w", w, err)
+		}
+		for field, h := range map[string]string{"seed": v.Seed, "message_hex": v.MessageHex, "public_key": v.PublicKey, "signature": v.Signature, "tampered_message_hex": v.TamperedMessageHex, "tampered_signature": v.TamperedSignature} {
+			if _, err := hex.DecodeString(h); err != nil {
+				return fmt.Errorf("%s: %s is not hex", w, field)
+			}
+		}
+		if len(v.Seed) != 64 {
+			return fmt.Errorf("%s: seed is not 32 bytes of hex", w)
+		}
+	}
+	if s, err := hex.DecodeString(cp.Scenarios.Seed); err != nil || len(s) != 32 {
+		return fmt.Errorf("corpus %s: %s: seed is not 32 bytes of hex", c.Name, ScenariosFile)
+	}
+	seen = map[string]bool{}
+	for i, s := range cp.Scenarios.Vectors {
+		w := where(ScenariosFile, i, s.Name)
+		if err := checkName(s.Name, seen); err != nil {
+			return fmt.Errorf("%s: %w", w, err)
+		}
+		switch {
+		case s.Expect != "accept" && s.Expect != "reject":
+			return fmt.Errorf("%s: expect %q, want accept or reject", w, s.Expect)
+		case s.Expect == "accept" && (len(s.Mutations) > 0 || s.ExpectedError != ""):
+			return fmt.Errorf("%s: an accepted scenario has no mutations and no expected_error", w)
+		case s.Expect == "reject" && len(s.Mutations) == 0:
+			return fmt.Errorf("%s: a rejected scenario needs mutations", w)
+		case len(bytes.TrimSpace(s.Payload)) == 0 || len(bytes.TrimSpace(s.Prev)) == 0:
+			return fmt.Errorf("%s: needs payload and prev", w)
+		}
+		for j, m := range s.Mutations {
+			if m.Op != "set" && m.Op != "delete" && m.Op != "recompute_id" {
+				return fmt.Errorf("%s: mutation %d: op %q", w, j, m.Op)
+			}
+		}
+	}
+	return nil
+}
+
+func checkName(name string, seen map[string]bool) error {
+	switch {
+	case !namePattern.MatchString(name):
+		return fmt.Errorf("name must be lowercase letters, digits, '.', '_' and '-'")
+	case seen[name]:
+		return fmt.Errorf("duplicate name")
+	}
+	seen[name] = true
+	return nil
+}

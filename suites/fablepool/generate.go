@@ -1,0 +1,3 @@
+package fablepool
+
+//go:generate go run ./gen

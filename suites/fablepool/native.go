@@ -1,0 +1,51 @@
+package fablepool
+
+import (
+	"strings"
+
+	"github.com/refereehq/referee/check"
+)
+
+// NativeFormat is the native report's format name (profile §9).
+const NativeFormat = "fablepool-report/draft-1"
+
+// NativeReport is the profile's report.json.
+type NativeReport struct {
+	Format  string         `json:"format"`
+	Passed  int            `json:"passed"`
+	Failed  int            `json:"failed"`
+	Results []NativeResult `json:"results"`
+}
+
+// NativeResult is one check in the native report.
+type NativeResult struct {
+	Suite    string `json:"suite"` // canonicalization, signing, op_scenarios, recorded or wycheproof
+	Name     string `json:"name"`
+	OK       bool   `json:"ok"`
+	Expected string `json:"expected,omitempty"`
+	Actual   string `json:"actual,omitempty"`
+}
+
+// Native renders a run as report.json. A not-checked check is left out (the
+// profile has no such state); an error is a failure whose actual says why.
+func Native(run *check.Run) *NativeReport {
+	r := &NativeReport{Format: NativeFormat, Results: []NativeResult{}}
+	for _, res := range run.Results {
+		if res.Status == check.NotChecked {
+			continue
+		}
+		rest, _ := strings.CutPrefix(res.ID, Name+"/")
+		suite, name, _ := strings.Cut(rest, "/")
+		nr := NativeResult{Suite: suite, Name: name, OK: res.Status == check.Pass, Expected: res.Expected, Actual: res.Actual}
+		if res.Status == check.Error {
+			nr.Actual = "error: " + res.Reason
+		}
+		if nr.OK {
+			r.Passed++
+		} else {
+			r.Failed++
+		}
+		r.Results = append(r.Results, nr)
+	}
+	return r
+}
