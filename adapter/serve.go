@@ -30,7 +30,14 @@ func Serve(ctx context.Context, h Handler, r io.Reader, w io.Writer) error {
 		if errors.Is(err, errLineTooLong) {
 			return fmt.Errorf("adapter: stdin line %d: longer than %d bytes", lineNo, MaxLine)
 		}
-		if len(line) > 0 {
+		if _, op, _, ok := parseRequest(line); ok && op == "hello" {
+			// hello is answered before anything sent after it.
+			wg.Wait()
+			reply := serveLine(ctx, h, line)
+			wmu.Lock()
+			w.Write(append(reply, '\n'))
+			wmu.Unlock()
+		} else if len(line) > 0 {
 			sem <- struct{}{}
 			wg.Add(1)
 			go func(line []byte) {

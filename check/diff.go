@@ -72,3 +72,14 @@ func spaced(h string) string {
 	}
 	return b.String()
 }
+
+// ClipLen is how much of a long value Clip keeps.
+const ClipLen = 300
+
+// Clip shortens s to ClipLen bytes for evidence, saying how long it was.
+func Clip(s string) string {
+	if len(s) <= ClipLen {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d characters in all)", s[:ClipLen], len(s))
+}

@@ -289,7 +289,13 @@ func (o *runOptions) childEnv() []string {
 // repro returns a function that renders a check's exchanges as one shell command.
 func (o *runOptions) repro(def *suiteDef) func(string, []adapter.Exchange) string {
 	return func(id string, exs []adapter.Exchange) string {
+		big := false
+		for _, x := range exs {
+			big = big || len(x.Request) > 16<<10
+		}
 		switch {
+		case big:
+			// Too long to paste: repeat the check through referee instead.
 		case len(o.argv) > 0:
 			var env []string
 			if o.dir != "" {
@@ -320,8 +326,17 @@ func (o *runOptions) repro(def *suiteDef) func(string, []adapter.Exchange) strin
 		if o.corpus != "" {
 			cmd += " --corpus " + shellQuote(o.corpus)
 		}
-		if o.mode != "" {
+		switch {
+		case o.mode != "":
 			cmd += " --mode " + o.mode
+		case o.url != "":
+			cmd += " --url " + shellQuote(o.url)
+		case len(o.argv) > 0:
+			var argv []string
+			for _, a := range o.argv {
+				argv = append(argv, shellQuote(a))
+			}
+			cmd += " -- " + strings.Join(argv, " ")
 		}
 		return cmd
 	}

@@ -49,7 +49,7 @@ func canonicalCheck(m Message) check.Check {
 		ID:      "crosslink/cases/" + m.Name + "/canonical",
 		Doc:     "canonicalJson of the " + m.Name + " message is exactly the corpus's canonical text",
 		Needs:   []string{OpCanonical},
-		Explain: fmt.Sprintf("sends: canonicalJson {\"value\": %s}\nexpects: %s", clip(string(m.Obj)), clip(strconv.Quote(m.Canonical))),
+		Explain: fmt.Sprintf("sends: canonicalJson {\"value\": %s}\nexpects: %s", check.Clip(string(m.Obj)), check.Clip(strconv.Quote(m.Canonical))),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			text, o, ok := canonicalJSON(ctx, s, m.Obj, m.Canonical)
 			if !ok {
@@ -86,7 +86,7 @@ func frameCheck(m Message) check.Check {
 		ID:      "crosslink/cases/" + m.Name + "/frame",
 		Doc:     "encodeFrame of the " + m.Name + " message is exactly the corpus's frame",
 		Needs:   []string{OpFrame},
-		Explain: fmt.Sprintf("sends: encodeFrame {\"value\": %s}\nexpects: %s (u32 big-endian length, then the canonical JSON)", clip(string(m.Obj)), clip(m.FrameHex)),
+		Explain: fmt.Sprintf("sends: encodeFrame {\"value\": %s}\nexpects: %s (u32 big-endian length, then the canonical JSON)", check.Clip(string(m.Obj)), check.Clip(m.FrameHex)),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			return encodeFrame(ctx, s, m.Obj, m.FrameHex)
 		},
@@ -100,29 +100,29 @@ func encodeFrame(ctx context.Context, s *check.Session, v json.RawMessage, wantH
 		return check.Broke(err)
 	}
 	if r.Err != nil {
-		return check.Failed("encodeFrame threw: "+r.Err.Error(), clip(wantHex), "threw: "+r.Err.Error())
+		return check.Failed("encodeFrame threw: "+r.Err.Error(), check.Clip(wantHex), "threw: "+r.Err.Error())
 	}
 	if r.OK.Kind != canon.String {
-		return check.Failed("encodeFrame returned "+r.OK.Kind.String()+", not a hex string", clip(wantHex), r.OK.String())
+		return check.Failed("encodeFrame returned "+r.OK.Kind.String()+", not a hex string", check.Clip(wantHex), r.OK.String())
 	}
 	gotHex := r.OK.Str
 	got, err := hex.DecodeString(gotHex)
 	if err != nil {
-		return check.Failed("encodeFrame returned a string that is not hex", clip(wantHex), clip(gotHex))
+		return check.Failed("encodeFrame returned a string that is not hex", check.Clip(wantHex), check.Clip(gotHex))
 	}
 	if gotHex != strings.ToLower(gotHex) {
-		return check.Failed("encodeFrame returned uppercase hex; bytes travel as lowercase hex", clip(wantHex), clip(gotHex))
+		return check.Failed("encodeFrame returned uppercase hex; bytes travel as lowercase hex", check.Clip(wantHex), check.Clip(gotHex))
 	}
 	want, _ := hex.DecodeString(wantHex)
 	d := check.DiffBytes(want, got)
 	if d == nil {
 		return check.Passed()
 	}
-	o := check.Failed(fmt.Sprintf("frame differs at byte %d", d.Offset), clip(wantHex), clip(gotHex))
+	o := check.Failed(fmt.Sprintf("frame differs at byte %d", d.Offset), check.Clip(wantHex), check.Clip(gotHex))
 	o.Diff = d
 	o.Notes = []string{"length prefix: expected " + prefix(want) + ", actual " + prefix(got)}
 	if d.Offset >= 4 && len(got) >= 4 {
-		o.Notes = append(o.Notes, fmt.Sprintf("payload differs at byte %d: expected %s, actual %s", d.Offset-4, clip(strconv.Quote(string(want[4:]))), clip(strconv.Quote(string(got[4:])))))
+		o.Notes = append(o.Notes, fmt.Sprintf("payload differs at byte %d: expected %s, actual %s", d.Offset-4, check.Clip(strconv.Quote(string(want[4:]))), check.Clip(strconv.Quote(string(got[4:])))))
 	}
 	return o
 }
@@ -146,7 +146,7 @@ func decodeCheck(m Message) check.Check {
 		ID:      "crosslink/cases/" + m.Name + "/decode",
 		Doc:     "decodeMessage of the " + m.Name + " payload, canonicalised again, gives back the canonical text",
 		Needs:   []string{OpDecode, OpCanonical},
-		Explain: fmt.Sprintf("sends: decodeMessage {\"payload_hex\": hex of the canonical text}, then canonicalJson of what it returned\nexpects: %s", clip(strconv.Quote(m.Canonical))),
+		Explain: fmt.Sprintf("sends: decodeMessage {\"payload_hex\": hex of the canonical text}, then canonicalJson of what it returned\nexpects: %s", check.Clip(strconv.Quote(m.Canonical))),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			return decodeRoundTrip(ctx, s, []byte(m.Canonical), m.Canonical)
 		},
@@ -161,7 +161,7 @@ func decodeRoundTrip(ctx context.Context, s *check.Session, payload []byte, want
 		return check.Broke(err)
 	}
 	if r.Err != nil {
-		return check.Failed("decodeMessage rejected a valid message: "+codeOf(r.Err), want, "threw: "+codeOf(r.Err))
+		return check.Failed("decodeMessage rejected a valid message: "+r.Err.Error(), want, "threw: "+r.Err.Error())
 	}
 	text, o, ok := canonicalJSON(ctx, s, json.RawMessage(r.OK.String()), want)
 	if !ok {
@@ -185,9 +185,9 @@ func invalidCheck(n Invalid) check.Check {
 	}
 	return check.Check{
 		ID:      "crosslink/invalid/" + n.Name,
-		Doc:     doc + " with " + n.Error,
+		Doc:     doc + ": " + n.Error,
 		Needs:   []string{OpDecode},
-		Explain: fmt.Sprintf("sends: decodeMessage {\"payload_hex\": %q}\n       (the payload as text: %s)\nexpects: err with code %q", clip(hex.EncodeToString(n.Payload)), clip(strconv.Quote(string(n.Payload))), n.Error),
+		Explain: fmt.Sprintf("sends: decodeMessage {\"payload_hex\": %q}\n       (the payload as text: %s)\nexpects: err with code %q", check.Clip(hex.EncodeToString(n.Payload)), check.Clip(strconv.Quote(string(n.Payload))), n.Error),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpDecode, payloadArgs(n.Payload))
 			if err != nil {
@@ -195,7 +195,7 @@ func invalidCheck(n Invalid) check.Check {
 			}
 			if r.Err == nil {
 				o := check.Failed("decodeMessage accepted a payload it must reject with "+n.Error, n.Error, "accepted")
-				o.Notes = []string{"it returned: " + clip(r.OK.String())}
+				o.Notes = []string{"it returned: " + check.Clip(r.OK.String())}
 				return o
 			}
 			if got := codeOf(r.Err); got != n.Error {
@@ -215,7 +215,7 @@ func decodeCaseCheck(d DecodeCase) check.Check {
 		ID:      "crosslink/decode/" + d.Name,
 		Doc:     doc,
 		Needs:   []string{OpDecode, OpCanonical},
-		Explain: fmt.Sprintf("sends: decodeMessage {\"payload_hex\": %q}, then canonicalJson of what it returned\nexpects: %s", clip(hex.EncodeToString(d.Payload)), clip(strconv.Quote(d.Canonical))),
+		Explain: fmt.Sprintf("sends: decodeMessage {\"payload_hex\": %q}, then canonicalJson of what it returned\nexpects: %s", check.Clip(hex.EncodeToString(d.Payload)), check.Clip(strconv.Quote(d.Canonical))),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			return decodeRoundTrip(ctx, s, d.Payload, d.Canonical)
 		},
@@ -269,11 +269,4 @@ func limitCheck(l Limit) check.Check {
 			return check.Passed()
 		},
 	}
-}
-
-func clip(s string) string {
-	if len(s) > 300 {
-		return s[:300] + fmt.Sprintf("... (%d bytes)", len(s))
-	}
-	return s
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	xl "github.com/refereehq/referee/protocols/crosslink"
 )
 
 // Name is the suite's name, as in `referee run crosslink`.
@@ -166,6 +167,9 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 		if n.Error == "" {
 			return nil, fmt.Errorf("%s: no error code", where)
 		}
+		if !xl.IsCode(n.Error) {
+			return nil, fmt.Errorf("%s: %q is not one of Crosslink's error codes", where, n.Error)
+		}
 		out.Invalid = append(out.Invalid, Invalid{Name: n.Name, Payload: payload, Error: n.Error, Doc: n.Doc})
 	}
 
@@ -176,7 +180,7 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 				Name      string  `json:"name"`
 				UTF8      *string `json:"utf8"`
 				Hex       *string `json:"hex"`
-				Canonical string  `json:"canonical"`
+				Canonical *string `json:"canonical"`
 				Doc       string  `json:"doc"`
 			} `json:"cases"`
 		}
@@ -193,7 +197,10 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", where, err)
 			}
-			out.Decode = append(out.Decode, DecodeCase{Name: d.Name, Payload: payload, Canonical: d.Canonical, Doc: d.Doc})
+			if d.Canonical == nil {
+				return nil, fmt.Errorf("%s: no canonical", where)
+			}
+			out.Decode = append(out.Decode, DecodeCase{Name: d.Name, Payload: payload, Canonical: *d.Canonical, Doc: d.Doc})
 		}
 	}
 
@@ -215,6 +222,9 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 			where := fmt.Sprintf("corpus %s: %s: case %d (%q)", c.Name, LimitsFile, i, l.Name)
 			if err := checkName(l.Name, seen); err != nil {
 				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			if l.Error != "" && !xl.IsCode(l.Error) {
+				return nil, fmt.Errorf("%s: %q is not one of Crosslink's error codes", where, l.Error)
 			}
 			if l.PayloadBytes < len(padOverhead) || l.PayloadBytes > 8<<20 {
 				return nil, fmt.Errorf("%s: payload_bytes %d is not between %d and %d", where, l.PayloadBytes, len(padOverhead), 8<<20)

@@ -48,7 +48,7 @@ var Modes = []Mode{
 	{Name: "little-endian", Doc: "writes the length prefix little-endian, as protobuf's conformance runner does", littleEndian: true},
 	{Name: "max-1mib", Doc: "limits payloads to 1 MiB, as PROTOCOL.md says, not the reference's 4 MiB", maxFrame: 1 << 20},
 	{Name: "no-max", Doc: "frames payloads of any size", maxFrame: -1},
-	{Name: "version-late", Doc: "checks the version after the structure, so a bad version on a bad message is invalid_message", versionLate: true},
+	{Name: "version-late", Doc: "validates the structure (which wants v \"1.0\") before the version check, so every unsupported version reads as invalid_message", versionLate: true},
 	{Name: "any-type", Doc: "accepts messages of unknown type", anyType: true},
 	{Name: "lenient-envelope", Doc: "validates only objects with a string v and t; anything else decodes as it is", lenient: true},
 	{Name: "no-field-checks", Doc: "checks only v and t, not each kind's fields", noFields: true},
@@ -226,11 +226,6 @@ func (h *Handler) decode(payload []byte) (canon.Value, error) {
 	}
 	if err := h.validate(v); err != nil {
 		return canon.Value{}, err
-	}
-	if m.versionLate {
-		if err := checkVersion(v); err != nil {
-			return canon.Value{}, err
-		}
 	}
 	if m.dropEnvelope {
 		var kept []canon.Member

@@ -143,9 +143,9 @@ func expectedCanon(v CanonVector) string {
 
 func inputDesc(v CanonVector) string {
 	if v.InputText != nil {
-		return `{"input_text": ` + clip(strconv.Quote(*v.InputText)) + "}"
+		return `{"input_text": ` + check.Clip(strconv.Quote(*v.InputText)) + "}"
 	}
-	return `{"input": ` + clip(string(v.Input)) + "}"
+	return `{"input": ` + check.Clip(string(v.Input)) + "}"
 }
 
 func canonCheck(v CanonVector, rec *Recorder) check.Check {
@@ -157,7 +157,7 @@ func canonCheck(v CanonVector, rec *Recorder) check.Check {
 		ID:      "fablepool/canonicalization/" + v.Name,
 		Doc:     doc,
 		Needs:   []string{OpCanonicalize},
-		Explain: "sends: canonicalize " + inputDesc(v) + "\nexpects: " + clip(expectedCanon(v)),
+		Explain: "sends: canonicalize " + inputDesc(v) + "\nexpects: " + check.Clip(expectedCanon(v)),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			text, code, o, ok := canonicalize(ctx, s, v)
 			if !ok {
@@ -239,11 +239,4 @@ func deref(s *string) string {
 		return "null"
 	}
 	return *s
-}
-
-func clip(s string) string {
-	if len(s) > 300 {
-		return s[:300] + fmt.Sprintf("... (%d bytes)", len(s))
-	}
-	return s
 }

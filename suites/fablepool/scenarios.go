@@ -116,7 +116,7 @@ func scenarioCheck(ss Scenarios, sc Scenario, rec *Recorder) check.Check {
 				return check.Passed()
 			case accepted:
 				o := check.Failed("verify_op accepted a mutated op it must reject with "+sc.ExpectedError, sc.ExpectedError, "accepted")
-				o.Notes = []string{"mutated op: " + clip(mutated.String())}
+				o.Notes = []string{"mutated op: " + check.Clip(mutated.String())}
 				return o
 			case sc.ExpectedError != "" && code != sc.ExpectedError:
 				return check.Failed(fmt.Sprintf("verify_op rejected with %s, want %s", code, sc.ExpectedError), sc.ExpectedError, code)

@@ -73,7 +73,7 @@ func signingChecks(v SignVector, rec *Recorder) []check.Check {
 		},
 		{
 			ID: id + "/sign", Doc: "the deterministic Ed25519 signature of " + v.Name + "'s message", Needs: []string{OpSign},
-			Explain: fmt.Sprintf("sends: sign {\"seed\": %q, \"message_hex\": %q} twice\nexpects: %s both times", v.Seed, clip(v.MessageHex), v.Signature),
+			Explain: fmt.Sprintf("sends: sign {\"seed\": %q, \"message_hex\": %q} twice\nexpects: %s both times", v.Seed, check.Clip(v.MessageHex), v.Signature),
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
 				got, o, ok := hexResult(ctx, s, OpSign, signArgs, v.Signature)
 				if !ok {
@@ -99,7 +99,7 @@ func signingChecks(v SignVector, rec *Recorder) []check.Check {
 func verifyCheck(id, doc, pub, msg, sig string, want bool) check.Check {
 	return check.Check{
 		ID: id, Doc: doc, Needs: []string{OpVerify},
-		Explain: fmt.Sprintf("sends: verify {\"public_key\": %q, \"message_hex\": %q, \"signature\": %q}\nexpects: %v", pub, clip(msg), sig, want),
+		Explain: fmt.Sprintf("sends: verify {\"public_key\": %q, \"message_hex\": %q, \"signature\": %q}\nexpects: %v", pub, check.Clip(msg), sig, want),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			got, o, ok := verifyResult(ctx, s, pub, msg, sig, want)
 			if !ok {

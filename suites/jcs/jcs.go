@@ -192,12 +192,12 @@ func loadRFCLayout(c *corpus.Corpus) ([]check.Check, error) {
 // canonCheck asks for the canonical text of input and compares it byte for
 // byte with want, or requires a rejection.
 func canonCheck(id, doc, input string, want []byte, reject bool) check.Check {
-	explain := "sends: " + Op + ` {"value_text": ` + clip(strconv.Quote(input)) + "}\nexpects: "
+	explain := "sends: " + Op + ` {"value_text": ` + check.Clip(strconv.Quote(input)) + "}\nexpects: "
 	if reject {
 		doc = "rejects: " + doc
 		explain += "a rejection (an err reply, with any code or none)"
 	} else {
-		explain += clip(string(want)) + fmt.Sprintf("\n         (%d bytes, compared byte for byte)", len(want))
+		explain += check.Clip(string(want)) + fmt.Sprintf("\n         (%d bytes, compared byte for byte)", len(want))
 	}
 	return check.Check{
 		ID:      id,
@@ -224,13 +224,6 @@ func canonCheck(id, doc, input string, want []byte, reject bool) check.Check {
 			return check.SameBytes("canonical text", want, []byte(r.OK.Str))
 		},
 	}
-}
-
-func clip(s string) string {
-	if len(s) > 200 {
-		return s[:200] + fmt.Sprintf("... (%d bytes)", len(s))
-	}
-	return s
 }
 
 // Handler is the built-in adapter: referee's own canon package, honest or in
