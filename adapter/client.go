@@ -15,6 +15,9 @@ type Options struct {
 	Timeout   time.Duration // per call, hello included; 0 means 10s
 	MaxFaults int           // consecutive faults before giving up; 0 means 3
 	Trace     *Trace        // receives restart events; may be nil
+	// HelloArgs are members added to the hello's args beside protocol and
+	// suite, for a suite whose adapters need context (such as a corpus path).
+	HelloArgs map[string]string
 }
 
 // Client runs calls against an implementation through one connection at a
@@ -64,7 +67,7 @@ func (c *Client) connect(ctx context.Context) (Conn, Hello, error) {
 	}
 	hctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	r, ex, err := conn.Call(hctx, 0, "hello", helloArgs(c.suite))
+	r, ex, err := conn.Call(hctx, 0, "hello", helloArgs(c.suite, c.opts.HelloArgs))
 	var h Hello
 	if err == nil {
 		h, err = decodeHello(r)

@@ -240,7 +240,19 @@ func decodeHello(r *Reply) (Hello, error) {
 	return h, nil
 }
 
-func helloArgs(suite string) []byte {
-	b, _ := MarshalArgs(map[string]string{"protocol": Protocol, "suite": suite})
+func helloArgs(suite string, extra map[string]string) []byte {
+	args := map[string]string{}
+	for k, v := range extra {
+		args[k] = v
+	}
+	args["protocol"], args["suite"] = Protocol, suite
+	b, _ := MarshalArgs(args)
 	return b
+}
+
+// HelloRequest is the hello request line referee sends first, for repro
+// commands and other runners.
+func HelloRequest(suite string, extra map[string]string) []byte {
+	line, _ := encodeRequest(0, "hello", helloArgs(suite, extra))
+	return line
 }

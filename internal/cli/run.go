@@ -40,6 +40,9 @@ type runOptions struct {
 	mode     string
 	parallel int
 	argv     []string // the adapter program, after --
+
+	helloArgs map[string]string // the suite's extra hello args
+	extraEnv  []string          // the suite's extra environment for a child adapter
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -184,11 +187,18 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 		defer f.Close()
 		trace = adapter.NewTrace(f)
 	}
+	var helloArgs map[string]string
+	if def.adapterContext != nil {
+		var env []string
+		helloArgs, env = def.adapterContext()
+		o.extraEnv = env
+	}
+	o.helloArgs = helloArgs
 	start, impl, err := o.starter(def, e, trace)
 	if err != nil {
 		return err
 	}
-	client, err := adapter.Dial(ctx, start, def.name, adapter.Options{Timeout: o.timeout, Trace: trace})
+	client, err := adapter.Dial(ctx, start, def.name, adapter.Options{Timeout: o.timeout, Trace: trace, HelloArgs: helloArgs})
 	var run *check.Run
 	if err != nil {
 		run = unstarted(checks, err)
@@ -270,7 +280,7 @@ func (o *runOptions) starter(def *suiteDef, e *env, trace *adapter.Trace) (adapt
 
 // childEnv is the adapter's environment: nil inherits referee's.
 func (o *runOptions) childEnv() []string {
-	if !o.cleanEnv && len(o.env) == 0 {
+	if !o.cleanEnv && len(o.env) == 0 && len(o.extraEnv) == 0 {
 		return nil
 	}
 	var env []string
@@ -283,7 +293,7 @@ func (o *runOptions) childEnv() []string {
 	} else {
 		env = os.Environ()
 	}
-	return append(env, o.env...)
+	return append(append(env, o.extraEnv...), o.env...)
 }
 
 // repro returns a function that renders a check's exchanges as one shell command.
@@ -310,7 +320,7 @@ func (o *runOptions) repro(def *suiteDef) func(string, []adapter.Exchange) strin
 					env = append(env, shellQuote(kv))
 				}
 			}
-			lines := []string{shellQuote(`{"id":0,"op":"hello","args":{"protocol":"` + adapter.Protocol + `","suite":"` + def.name + `"}}`)}
+			lines := []string{shellQuote(string(adapter.HelloRequest(def.name, o.helloArgs)))}
 			for _, x := range exs {
 				lines = append(lines, shellQuote(string(x.Request)))
 			}

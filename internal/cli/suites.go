@@ -12,6 +12,7 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/report"
+	"github.com/refereehq/referee/suites/cdc"
 	"github.com/refereehq/referee/suites/crosslink"
 	"github.com/refereehq/referee/suites/fablepool"
 	"github.com/refereehq/referee/suites/jcs"
@@ -35,12 +36,15 @@ type suiteDef struct {
 	flags func(f *pflag.FlagSet)
 	// after, if set, runs when the run is over, to write the suite's files.
 	after func(run *check.Run, impl report.Implementation) error
+	// adapterContext, if set, returns hello args and environment variables
+	// an adapter of this suite needs (called after load).
+	adapterContext func() (hello map[string]string, env []string)
 }
 
 type modeInfo struct{ name, doc string }
 
 func suiteDefs() []*suiteDef {
-	return []*suiteDef{crosslinkDef(), fablepoolDef(), jcsDef()}
+	return []*suiteDef{cdcDef(), crosslinkDef(), fablepoolDef(), jcsDef()}
 }
 
 func findSuite(name string) *suiteDef {
@@ -220,4 +224,59 @@ func writeJSONFile(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func cdcDef() *suiteDef {
+	modes := make([]modeInfo, len(cdc.Modes))
+	for i, m := range cdc.Modes {
+		modes[i] = modeInfo{m.Name, m.Doc}
+	}
+	var cp *cdc.Corpus
+	return &suiteDef{
+		name:  cdc.Name,
+		short: "Cognitive Delivery Contract: schemas, rejection paths, canonical bytes, narrowing, signatures, lease rules",
+		long: `The cdc suite runs the Cognitive Delivery Contract's conformance corpus the
+way its own runner does, in its seven steps, against an adapter offering the
+contract's hooks as ops (validate, roundTrip, canonicalise, narrow, hash,
+verify, rules). A hook the adapter does not offer gives the upstream runner's
+NOT CHECKED line as the reason, never a pass.
+
+--corpus DIR is required: a checkout of the contract, or its installed npm
+package (npm install @cognitive-delivery/contract, then --corpus
+node_modules/@cognitive-delivery/contract). Both the 1.0 and 1.2 layouts are
+read. Adapters are told the corpus directory in the hello's args ("corpus") and
+in the environment (CDC_CORPUS), to load the schemas. --format native prints
+upstream's report.`,
+		example: `  referee run cdc --corpus ../shared/corpora/cdc
+  referee run cdc --corpus ../shared/corpora/cdc --format native -- node examples/adapters/node/cdc.mjs
+  referee export jsts --corpus ../shared/corpora/cdc --out suite --check`,
+		load: func(dir string) (*check.Suite, error) {
+			if dir == "" {
+				return nil, usageError("run cdc needs --corpus DIR: a checkout of the Cognitive Delivery Contract, or its npm package (npm install @cognitive-delivery/contract, then --corpus node_modules/@cognitive-delivery/contract)")
+			}
+			c, err := corpus.OpenDir(dir)
+			if err != nil {
+				return nil, err
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return nil, err
+			}
+			s, corp, err := cdc.Load(c, abs)
+			cp = corp
+			return s, err
+		},
+		reference: func(mode string) (adapter.Handler, error) {
+			h, err := cdc.Reference(cp, mode)
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		},
+		modes:  modes,
+		native: func(run *check.Run) any { return cp.Native(run) },
+		adapterContext: func() (map[string]string, []string) {
+			return map[string]string{"corpus": cp.Dir}, []string{"CDC_CORPUS=" + cp.Dir}
+		},
+	}
 }

@@ -1,0 +1,401 @@
+package cdc
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/check"
+	pc "github.com/refereehq/referee/protocols/cdc"
+)
+
+// The adapter ops: upstream's hooks.
+const (
+	OpValidate     = "validate"
+	OpRoundTrip    = "roundTrip"
+	OpCanonicalise = "canonicalise"
+	OpNarrow       = "narrow"
+	OpHash         = "hash"
+	OpVerify       = "verify"
+	OpRules        = "rules"
+)
+
+// The NOT CHECKED reasons, exactly as upstream's runner prints them.
+const (
+	notCanonical  = "canonical bytes NOT CHECKED (adapter offers no canonicalise)"
+	notNarrowing  = "narrowing vectors well-formed, behaviour NOT CHECKED (the reference adapter validates only; the reference implementation runs them in its own suite)"
+	notSignatures = "signatures NOT CHECKED (adapter offers no hash/verify)"
+	notRules      = "lease rules by-rule fixtures schema-valid, rules NOT CHECKED (adapter offers no rules)"
+	notPaths      = "rejection paths NOT CHECKED (adapter reports no errors)"
+	narrowNeeds   = "narrowing: an adapter that offers narrow must offer canonicalise, because granted manifests are compared by canonical bytes."
+)
+
+const planted = "a_field_from_a_newer_writer"
+
+// Checks returns the corpus's checks in upstream's order.
+func (cp *Corpus) Checks() []check.Check {
+	var out []check.Check
+	for _, f := range cp.Valid {
+		out = append(out, validCheck(f))
+	}
+	for _, f := range cp.Invalid {
+		out = append(out, invalidCheck(cp.Release, f))
+		if cp.Release == Release12 {
+			out = append(out, pathCheck(f))
+		}
+	}
+	for _, f := range cp.Valid {
+		out = append(out, toleratedCheck(cp.Release, f), keptCheck(cp.Release, f))
+	}
+	if cp.Canonical != nil {
+		for _, v := range cp.Canonical.Vectors {
+			out = append(out, canonVectorCheck(v))
+		}
+		for _, j := range cp.JCS {
+			out = append(out, jcsCheck(j))
+		}
+		for _, m := range cp.Canonical.MustFail {
+			out = append(out, mustFailCheck(m.Name, m.Construct, m.Why))
+		}
+	}
+	for _, v := range cp.Narrowing {
+		out = append(out, narrowVectorCheck(v))
+		if !v.SchemaInvalid {
+			out = append(out, narrowBehaviourCheck(v))
+		}
+	}
+	for _, v := range cp.Signatures {
+		out = append(out, signatureChecks(cp.Key, v)...)
+	}
+	if cp.Release == Release12 {
+		for _, f := range cp.ByRule {
+			out = append(out, byRuleValidCheck(f))
+		}
+		for _, f := range cp.Valid {
+			if f.Shape == "agent-lease" || f.Shape == "lease-record" {
+				out = append(out, validRulesCheck(f))
+			}
+		}
+		for _, f := range cp.ByRule {
+			out = append(out, byRuleCheck(f))
+		}
+	}
+	return out
+}
+
+// validation is a validate reply.
+type validation struct {
+	Valid  bool
+	Paths  []string // distinct instance paths, "" made "/"; nil when the reply has no errors array
+	Errors bool     // the reply has an errors array
+}
+
+func validate(ctx context.Context, s *check.Session, shape string, v canon.Value) (validation, check.Outcome, bool) {
+	r, err := s.Call(ctx, OpValidate, map[string]any{"shape": shape, "value": json.RawMessage(v.String())})
+	if err != nil {
+		return validation{}, check.Broke(err), false
+	}
+	if r.Err != nil {
+		return validation{}, check.Failed("validate threw: "+r.Err.Error(), "a verdict", "threw: "+r.Err.Error()), false
+	}
+	valid, _ := pc.Member(*r.OK, "valid")
+	if r.OK.Kind != canon.Object || valid.Kind != canon.Bool {
+		return validation{}, check.Failed(`validate must answer {"valid": true|false, ...}`, `{"valid": B}`, r.OK.String()), false
+	}
+	out := validation{Valid: valid.Bool}
+	if errs, ok := pc.Member(*r.OK, "errors"); ok && errs.Kind == canon.Array {
+		out.Errors = true
+		seen := map[string]bool{}
+		for _, e := range errs.Elems {
+			p, _ := pc.Member(e, "instancePath")
+			path := p.Str
+			if path == "" {
+				path = "/"
+			}
+			if !seen[path] {
+				seen[path] = true
+				out.Paths = append(out.Paths, path)
+			}
+		}
+	}
+	return out, check.Outcome{}, true
+}
+
+func validCheck(f Fixture) check.Check {
+	return check.Check{
+		ID:      "cdc/valid/" + f.Name(),
+		Doc:     "valid/" + f.File + " validates as " + f.Shape,
+		Needs:   []string{OpValidate},
+		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/valid/%s>}\nexpects: valid true", f.Shape, f.File),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			v, o, ok := validate(ctx, s, f.Shape, f.Value)
+			if !ok {
+				return o
+			}
+			if !v.Valid {
+				return check.Failed("valid/"+f.File+": rejected, but it is a legitimate artefact", "valid", "rejected at "+strings.Join(v.Paths, ", "))
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func invalidCheck(rel Release, f Fixture) check.Check {
+	return check.Check{
+		ID:      "cdc/invalid/" + f.Name(),
+		Doc:     "invalid/" + f.File + " is refused: " + check.Clip(f.Reason),
+		Needs:   []string{OpValidate},
+		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid/%s>}\nexpects: valid false (%s)", f.Shape, f.File, check.Clip(f.Reason)),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			if f.Reason == "" {
+				return check.Failed("invalid/"+f.File+": no .reason file. An invalid fixture without a stated reason is untestable folklore.", "a .reason", "none")
+			}
+			if rel == Release12 && (f.Expect == nil || f.Expect.Path == nil) {
+				return check.Failed("invalid/"+f.File+`: no .expect.json with a "path". A rejection with no stated place can be a rejection for the wrong reason.`, "an .expect.json", "none")
+			}
+			v, o, ok := validate(ctx, s, f.Shape, f.Value)
+			if !ok {
+				return o
+			}
+			if v.Valid {
+				return check.Failed("invalid/"+f.File+": accepted, but must be rejected — "+f.Reason, "rejected", "accepted")
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func pathCheck(f Fixture) check.Check {
+	want := ""
+	if f.Expect != nil && f.Expect.Path != nil {
+		want = *f.Expect.Path
+	}
+	return check.Check{
+		ID:      "cdc/invalid/" + f.Name() + "/path",
+		Doc:     "invalid/" + f.File + " is refused at " + want,
+		Needs:   []string{OpValidate},
+		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid/%s>}\nexpects: one of the errors at instance path %s", f.Shape, f.File, want),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			if want == "" {
+				return check.Skipped("not checked: the fixture has no expected path (see cdc/invalid/" + f.Name() + ")")
+			}
+			v, o, ok := validate(ctx, s, f.Shape, f.Value)
+			if !ok {
+				return o
+			}
+			switch {
+			case v.Valid:
+				return check.Skipped("not checked: the fixture was accepted (see cdc/invalid/" + f.Name() + ")")
+			case !v.Errors:
+				return check.Skipped(notPaths)
+			case !slices.Contains(v.Paths, want):
+				got, _ := json.Marshal(v.Paths)
+				return check.Failed(fmt.Sprintf("invalid/%s: rejected, but not at %s — the implementation reported %s. A rejection for the wrong reason is not conformance.", f.File, want, got), want, string(got))
+			}
+			return check.Passed()
+		},
+	}
+}
+
+// plant adds the unknown field at the top level and, in release 1.2, inside
+// the first nested plain object (first by sorted key; arrays skipped).
+func plant(rel Release, v canon.Value) (canon.Value, bool) {
+	field := canon.Member{Key: planted, Value: canon.Value{Kind: canon.String, Str: "kept"}}
+	out := v
+	out.Members = append(slices.Clone(v.Members), field)
+	if rel != Release12 {
+		return out, false
+	}
+	keys := make([]int, 0, len(v.Members))
+	for i, m := range v.Members {
+		if m.Value.Kind == canon.Object {
+			keys = append(keys, i)
+		}
+	}
+	if len(keys) == 0 {
+		return out, false
+	}
+	sort.Slice(keys, func(a, b int) bool { return v.Members[keys[a]].Key < v.Members[keys[b]].Key })
+	i := keys[0]
+	inner := v.Members[i].Value
+	inner.Members = append(slices.Clone(inner.Members), field)
+	out.Members[i].Value = inner
+	return out, true
+}
+
+func toleratedCheck(rel Release, f Fixture) check.Check {
+	return check.Check{
+		ID:      "cdc/roundtrip/" + f.Name() + "/tolerated",
+		Doc:     "valid/" + f.File + " still validates with a newer writer's unknown field",
+		Needs:   []string{OpValidate},
+		Explain: fmt.Sprintf("sends: validate of valid/%s with %q: \"kept\" planted\nexpects: valid true", f.File, planted),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			marked, _ := plant(rel, f.Value)
+			v, o, ok := validate(ctx, s, f.Shape, marked)
+			if !ok {
+				return o
+			}
+			if !v.Valid {
+				return check.Failed("valid/"+f.File+": rejected once an unknown field was added. A reader must tolerate what a newer writer adds.", "valid", "rejected")
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func keptCheck(rel Release, f Fixture) check.Check {
+	return check.Check{
+		ID:      "cdc/roundtrip/" + f.Name() + "/kept",
+		Doc:     "valid/" + f.File + " keeps a newer writer's unknown field through a round trip",
+		Needs:   []string{OpRoundTrip},
+		Explain: fmt.Sprintf("sends: roundTrip of valid/%s with %q: \"kept\" planted\nexpects: the field back, where it was planted", f.File, planted),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			marked, nested := plant(rel, f.Value)
+			r, err := s.Call(ctx, OpRoundTrip, map[string]any{"shape": f.Shape, "value": json.RawMessage(marked.String())})
+			if err != nil {
+				return check.Broke(err)
+			}
+			lost := "valid/" + f.File + ": the unknown field was lost in a round trip. An older reader must not silently strip a newer writer's data."
+			if r.Err != nil {
+				return check.Failed(lost, "the field kept", "threw: "+r.Err.Error())
+			}
+			if !hasPlanted(*r.OK) {
+				return check.Failed(lost, "the field kept at the top level", check.Clip(r.OK.String()))
+			}
+			if nested {
+				keys := []string{}
+				for _, m := range f.Value.Members {
+					if m.Value.Kind == canon.Object {
+						keys = append(keys, m.Key)
+					}
+				}
+				sort.Strings(keys)
+				inner, _ := pc.Member(*r.OK, keys[0])
+				if !hasPlanted(inner) {
+					return check.Failed(lost, "the field kept inside "+keys[0], check.Clip(r.OK.String()))
+				}
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func hasPlanted(v canon.Value) bool {
+	p, ok := pc.Member(v, planted)
+	return ok && v.Kind == canon.Object && p.Kind == canon.String && p.Str == "kept"
+}
+
+// canonicalise calls canonicalise and returns the text.
+func canonicalise(ctx context.Context, s *check.Session, args any, name string) (string, check.Outcome, bool) {
+	r, err := s.Call(ctx, OpCanonicalise, args)
+	if err != nil {
+		return "", check.Broke(err), false
+	}
+	if r.Err != nil {
+		return "", check.Failed("canonical/"+name+": threw ("+r.Err.Error()+")", "a string", "threw"), false
+	}
+	if r.OK.Kind != canon.String {
+		return "", check.Failed("canonical/"+name+": canonicalise must return a string, got "+r.OK.Kind.String(), "a string", r.OK.String()), false
+	}
+	return r.OK.Str, check.Outcome{}, true
+}
+
+func offersOr(s *check.Session, reason string, ops ...string) (check.Outcome, bool) {
+	for _, op := range ops {
+		if !s.Offers(op) {
+			return check.Skipped(reason), false
+		}
+	}
+	return check.Outcome{}, true
+}
+
+func canonVectorCheck(v CanonVector) check.Check {
+	return check.Check{
+		ID:      "cdc/canonical/" + v.Name,
+		Doc:     "canonical bytes of " + v.Name + ": " + check.Clip(v.Why),
+		Needs:   []string{OpValidate},
+		Explain: fmt.Sprintf("sends: canonicalise {\"value\": %s}\nexpects: text whose SHA-256 is %s (%s)", check.Clip(string(v.Value)), v.SHA256, check.Clip(v.Canonical)),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			if o, ok := offersOr(s, notCanonical, OpCanonicalise); !ok {
+				return o
+			}
+			text, o, ok := canonicalise(ctx, s, map[string]json.RawMessage{"value": v.Value}, v.Name)
+			if !ok {
+				return o
+			}
+			sum := sha256.Sum256([]byte(text))
+			if got := hex.EncodeToString(sum[:]); got != v.SHA256 {
+				want, _ := json.Marshal(v.Canonical)
+				gotText, _ := json.Marshal(text)
+				o := check.Failed(fmt.Sprintf("canonical/%s: expected %s (sha256 %s), got %s (sha256 %s) — %s", v.Name, want, v.SHA256, gotText, got, v.Why), v.Canonical, text)
+				o.Diff = check.DiffBytes([]byte(v.Canonical), []byte(text))
+				return o
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func jcsCheck(j JCSCase) check.Check {
+	return check.Check{
+		ID:      "cdc/canonical/jcs/" + j.File,
+		Doc:     "canonical bytes of RFC 8785's " + j.File + " test data",
+		Needs:   []string{OpValidate},
+		Explain: "sends: canonicalise of conformance/jcs/input/" + j.File + ".json\nexpects: the bytes of conformance/jcs/outhex/" + j.File + ".txt",
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			if o, ok := offersOr(s, notCanonical, OpCanonicalise); !ok {
+				return o
+			}
+			r, err := s.Call(ctx, OpCanonicalise, map[string]json.RawMessage{"value": j.Input})
+			if err != nil {
+				return check.Broke(err)
+			}
+			if r.Err != nil {
+				return check.Failed("canonical/jcs/"+j.File+": threw ("+r.Err.Error()+")", string(j.Want), "threw")
+			}
+			got := r.OK.String()
+			if r.OK.Kind == canon.String {
+				got = r.OK.Str
+			}
+			if o := check.SameBytes("canonical bytes", j.Want, []byte(got)); o.Status != check.Pass {
+				text, _ := json.Marshal(got)
+				o.Reason = "canonical/jcs/" + j.File + ": bytes differ from RFC 8785's reference output. Got " + string(text) + "."
+				return o
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func mustFailCheck(name, construct, why string) check.Check {
+	value := "Infinity"
+	if construct == "NaN" {
+		value = "NaN"
+	}
+	args := map[string]any{"value": map[string]any{"x": nil}, "nonfinite": map[string]string{"path": "/x", "value": value}}
+	return check.Check{
+		ID:      "cdc/canonical/" + name,
+		Doc:     "canonicalising a " + value + " must fail: " + check.Clip(why),
+		Needs:   []string{OpValidate},
+		Explain: `sends: canonicalise {"value": {"x": null}, "nonfinite": {"path": "/x", "value": "` + value + `"}}` + "\nexpects: err (the adapter puts its language's " + value + " at /x)",
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			if o, ok := offersOr(s, notCanonical, OpCanonicalise); !ok {
+				return o
+			}
+			r, err := s.Call(ctx, OpCanonicalise, args)
+			if err != nil {
+				return check.Broke(err)
+			}
+			if r.Err == nil {
+				return check.Failed("canonical/"+name+": serialised without failing, but it must fail — "+why, "err", r.OK.String())
+			}
+			return check.Passed()
+		},
+	}
+}

@@ -1,0 +1,380 @@
+package cdc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/check"
+	pc "github.com/refereehq/referee/protocols/cdc"
+)
+
+var refusalCodes = []string{"R1", "R2", "R3", "R4", "R5", "R6"}
+
+func parse(raw json.RawMessage) canon.Value {
+	v, _ := canon.Parse(raw, canon.ReadOptions{})
+	return v
+}
+
+func narrowVectorCheck(v NarrowVector) check.Check {
+	return check.Check{
+		ID:      "cdc/narrowing/" + v.Name + "/vector",
+		Doc:     "narrowing vector " + v.Name + " is well formed against the schemas",
+		Needs:   []string{OpValidate},
+		Explain: "sends: validate of the vector's declared, parent and granted manifests\nexpects: " + map[bool]string{true: "declared refused by the schema (schema_invalid)", false: "all three validate"}[v.SchemaInvalid],
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			w := "narrowing/" + v.Name
+			declared, o, ok := validate(ctx, s, "agent-lease-manifest", parse(v.Declared))
+			if !ok {
+				return o
+			}
+			if v.SchemaInvalid {
+				if declared.Valid {
+					return check.Failed(w+": the declared manifest validates, but the schemas must refuse it — "+v.Why, "refused", "valid")
+				}
+				if !v.HasRefusals || !allCodes(v.Refusals) {
+					return check.Failed(w+": a schema-invalid vector names the §5.2 condition(s) the schema enforces.", "refusals R1–R6", fmt.Sprint(v.Refusals))
+				}
+				return check.Passed()
+			}
+			if !declared.Valid {
+				return check.Failed(w+": the declared manifest does not validate; the vector is malformed.", "valid", "rejected")
+			}
+			parent, o, ok := validate(ctx, s, "agent-lease-manifest", parse(v.Parent))
+			if !ok {
+				return o
+			}
+			if !parent.Valid {
+				return check.Failed(w+": the parent manifest does not validate; the vector is malformed.", "valid", "rejected")
+			}
+			if (len(v.Granted) > 0) == v.HasRefusals {
+				return check.Failed(w+": a vector carries exactly one of granted or refusals.", "one", "both or neither")
+			}
+			if len(v.Granted) > 0 {
+				g, o, ok := validate(ctx, s, "agent-lease-manifest", parse(v.Granted))
+				if !ok {
+					return o
+				}
+				if !g.Valid {
+					return check.Failed(w+": the granted manifest does not validate; the vector is malformed.", "valid", "rejected")
+				}
+			}
+			for _, c := range v.Refusals {
+				if !slices.Contains(refusalCodes, c) {
+					return check.Failed(w+": refusal code "+c+" is not one of R1 to R6.", "R1–R6", c)
+				}
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func allCodes(cs []string) bool {
+	for _, c := range cs {
+		if !slices.Contains(refusalCodes, c) {
+			return false
+		}
+	}
+	return true
+}
+
+func setOf(cs []string) []string {
+	out := slices.Clone(cs)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func narrowBehaviourCheck(v NarrowVector) check.Check {
+	expect := "a grant equal, by canonical bytes, to the vector's"
+	if v.HasRefusals {
+		expect = fmt.Sprintf("refusals %v", setOf(v.Refusals))
+	}
+	return check.Check{
+		ID:      "cdc/narrowing/" + v.Name,
+		Doc:     "narrowing " + v.Name + ": " + check.Clip(v.Why),
+		Needs:   []string{OpValidate},
+		Explain: "sends: narrow {\"declared\", \"parent\"} of the vector\nexpects: " + expect,
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			if o, ok := offersOr(s, notNarrowing, OpNarrow); !ok {
+				return o
+			}
+			if !s.Offers(OpCanonicalise) {
+				return check.Failed(narrowNeeds, "canonicalise offered", "narrow without canonicalise")
+			}
+			w := "narrowing/" + v.Name
+			r, err := s.Call(ctx, OpNarrow, map[string]json.RawMessage{"declared": v.Declared, "parent": v.Parent})
+			if err != nil {
+				return check.Broke(err)
+			}
+			if r.Err != nil {
+				return check.Failed(w+": narrow threw ("+r.Err.Error()+") — "+v.Why, expect, "threw")
+			}
+			refusals, hasRefusals := pc.Member(*r.OK, "refusals")
+			var got []string
+			for _, e := range refusals.Elems {
+				got = append(got, e.Str)
+			}
+			gotJSON, _ := json.Marshal(setOf(got))
+			if v.HasRefusals {
+				want, _ := json.Marshal(setOf(v.Refusals))
+				if !hasRefusals || string(want) != string(gotJSON) {
+					actual := "a grant"
+					if hasRefusals {
+						actual = string(gotJSON)
+					}
+					return check.Failed(fmt.Sprintf("%s: expected refusal %s, got %s — %s", w, want, actual, v.Why), string(want), actual)
+				}
+				return check.Passed()
+			}
+			if hasRefusals && refusals.Kind != canon.Null && !(refusals.Kind == canon.Bool && !refusals.Bool) {
+				return check.Failed(fmt.Sprintf("%s: expected a grant, got refusal %s — %s", w, gotJSON, v.Why), "a grant", string(gotJSON))
+			}
+			granted, ok := pc.Member(*r.OK, "granted")
+			if !ok {
+				return check.Failed(w+": expected a grant, got neither granted nor refusals — "+v.Why, "a grant", r.OK.String())
+			}
+			want, o, ok := canonicalise(ctx, s, map[string]json.RawMessage{"value": v.Granted}, w)
+			if !ok {
+				return o
+			}
+			have, o, ok := canonicalise(ctx, s, map[string]json.RawMessage{"value": json.RawMessage(granted.String())}, w)
+			if !ok {
+				return o
+			}
+			if want != have {
+				o := check.Failed(fmt.Sprintf("%s: granted manifest differs — %s\n      expected %s\n      got      %s", w, v.Why, want, have), want, have)
+				o.Diff = check.DiffBytes([]byte(want), []byte(have))
+				return o
+			}
+			return check.Passed()
+		},
+	}
+}
+
+// flipSignature changes signature[0] as upstream does: '0' to '1', else to '0'.
+func flipSignature(lease canon.Value) canon.Value {
+	out := lease
+	out.Members = slices.Clone(lease.Members)
+	for i, m := range out.Members {
+		if m.Key == "signature" && m.Value.Kind == canon.String && m.Value.Str != "" {
+			c := "0"
+			if m.Value.Str[0] == '0' {
+				c = "1"
+			}
+			out.Members[i].Value.Str = c + m.Value.Str[1:]
+		}
+	}
+	return out
+}
+
+// editPurpose appends a space to manifest.intent.purpose.
+func editPurpose(lease canon.Value) canon.Value {
+	v, _ := canon.Parse([]byte(lease.String()), canon.ReadOptions{})
+	for i := range v.Members {
+		if v.Members[i].Key != "manifest" {
+			continue
+		}
+		for j := range v.Members[i].Value.Members {
+			if v.Members[i].Value.Members[j].Key != "intent" {
+				continue
+			}
+			in := &v.Members[i].Value.Members[j].Value
+			for k := range in.Members {
+				if in.Members[k].Key == "purpose" {
+					in.Members[k].Value.Str += " "
+				}
+			}
+		}
+	}
+	return v
+}
+
+func signatureChecks(key string, v SignatureVector) []check.Check {
+	w := "signature/" + v.Name
+	id := "cdc/signatures/" + v.Name
+	declared, _ := pc.Member(v.Lease, "declared_hash")
+	verify := func(sub, doc string, lease canon.Value, want bool, failMsg string) check.Check {
+		return check.Check{
+			ID: id + "/" + sub, Doc: doc, Needs: []string{OpValidate},
+			Explain: fmt.Sprintf("sends: verify {\"lease\", \"key_hex\": %q}\nexpects: %v", key, want),
+			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+				if o, ok := offersOr(s, notSignatures, OpHash, OpVerify); !ok {
+					return o
+				}
+				r, err := s.Call(ctx, OpVerify, map[string]any{"lease": json.RawMessage(lease.String()), "key_hex": key})
+				if err != nil {
+					return check.Broke(err)
+				}
+				if r.Err != nil {
+					return check.Failed(failMsg, fmt.Sprint(want), "threw: "+r.Err.Error())
+				}
+				if r.OK.Kind != canon.Bool || r.OK.Bool != want {
+					return check.Failed(failMsg, fmt.Sprint(want), r.OK.String())
+				}
+				return check.Passed()
+			},
+		}
+	}
+	return []check.Check{
+		{
+			ID: id + "/lease", Doc: "the signed lease of " + v.Name + " validates as agent-lease", Needs: []string{OpValidate},
+			Explain: "sends: validate {\"shape\": \"agent-lease\", \"value\": <the vector's lease>}\nexpects: valid true",
+			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+				r, o, ok := validate(ctx, s, "agent-lease", v.Lease)
+				if !ok {
+					return o
+				}
+				if !r.Valid {
+					return check.Failed(w+": the lease fixture does not validate; the vector is malformed.", "valid", "rejected")
+				}
+				return check.Passed()
+			},
+		},
+		{
+			ID: id + "/hash", Doc: "hash of " + v.Name + "'s declaration equals the lease's declared_hash", Needs: []string{OpValidate},
+			Explain: "sends: hash {\"value\": <the declaration>}\nexpects: " + declared.Str,
+			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+				if o, ok := offersOr(s, notSignatures, OpHash, OpVerify); !ok {
+					return o
+				}
+				r, err := s.Call(ctx, OpHash, map[string]json.RawMessage{"value": json.RawMessage(v.Declared.String())})
+				if err != nil {
+					return check.Broke(err)
+				}
+				got := r.OK.String()
+				if r.Err != nil {
+					got = "threw: " + r.Err.Error()
+				} else if r.OK.Kind == canon.String {
+					got = r.OK.Str
+				}
+				if got != declared.Str {
+					return check.Failed(fmt.Sprintf("%s: hash(declared) is %s, lease.declared_hash is %s. Two implementations that disagree here cannot reconstruct the narrowing diff from each other's records.", w, got, declared.Str), declared.Str, got)
+				}
+				return check.Passed()
+			},
+		},
+		verify("verify", "the signature of "+v.Name+" verifies under the test key", v.Lease, true, w+": the fixture's signature does not verify under the test key."),
+		verify("flipped-signature", "a lease of "+v.Name+" with one signature byte changed does not verify", flipSignature(v.Lease), false, w+": a lease with one signature byte changed still verifies."),
+		verify("edited-purpose", "a lease of "+v.Name+" whose purpose was edited after issue does not verify", editPurpose(v.Lease), false, w+": a lease whose granted manifest was edited after issue still verifies. The signature must cover every field but itself."),
+	}
+}
+
+func byRuleValidCheck(f Fixture) check.Check {
+	return check.Check{
+		ID:      "cdc/rules/" + f.Name() + "/schema-valid",
+		Doc:     "invalid-by-rule/" + f.File + " is schema-valid, with a stated rule and path",
+		Needs:   []string{OpValidate},
+		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid-by-rule/%s>}\nexpects: valid true", f.Shape, f.File),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			if f.Reason == "" {
+				return check.Failed("invalid-by-rule/"+f.File+": no .reason file.", "a .reason", "none")
+			}
+			if f.Expect == nil || f.Expect.Rule == nil || f.Expect.Path == nil {
+				return check.Failed("invalid-by-rule/"+f.File+`: no .expect.json with "rule" and "path". A rule rejection with no stated rule can be a rejection for the wrong reason.`, "an .expect.json", "none")
+			}
+			v, o, ok := validate(ctx, s, f.Shape, f.Value)
+			if !ok {
+				return o
+			}
+			if !v.Valid {
+				return check.Failed("invalid-by-rule/"+f.File+": rejected by the SCHEMA. A by-rule fixture must validate, or it is testing the schema and not the rule.", "valid", "rejected")
+			}
+			return check.Passed()
+		},
+	}
+}
+
+// findings calls rules and returns the distinct rules and each rule's paths.
+func findings(ctx context.Context, s *check.Session, lease canon.Value, chain []string, haveChain bool) (map[string][]string, []string, check.Outcome, bool) {
+	args := map[string]any{"lease": json.RawMessage(lease.String())}
+	if haveChain {
+		args["chain"] = chain
+	}
+	r, err := s.Call(ctx, OpRules, args)
+	if err != nil {
+		return nil, nil, check.Broke(err), false
+	}
+	if r.Err != nil {
+		return nil, nil, check.Failed("rules threw: "+r.Err.Error(), "findings", "threw"), false
+	}
+	paths := map[string][]string{}
+	var rules []string
+	if r.OK.Kind == canon.Array {
+		for _, e := range r.OK.Elems {
+			rule, _ := pc.Member(e, "rule")
+			path, _ := pc.Member(e, "path")
+			if _, seen := paths[rule.Str]; !seen {
+				rules = append(rules, rule.Str)
+			}
+			paths[rule.Str] = append(paths[rule.Str], path.Str)
+		}
+	} else if r.OK.Kind != canon.Null {
+		return nil, nil, check.Failed("rules must answer an array of findings", "[{rule, path}]", r.OK.String()), false
+	}
+	return paths, rules, check.Outcome{}, true
+}
+
+func validRulesCheck(f Fixture) check.Check {
+	return check.Check{
+		ID:      "cdc/rules/valid/" + f.Name(),
+		Doc:     "valid/" + f.File + " breaks no lease rule",
+		Needs:   []string{OpValidate},
+		Explain: "sends: rules {\"lease\": <fixtures/valid/" + f.File + ">} (no chain)\nexpects: []",
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			if o, ok := offersOr(s, notRules, OpRules); !ok {
+				return o
+			}
+			_, rules, o, ok := findings(ctx, s, f.Value, nil, false)
+			if !ok {
+				return o
+			}
+			if len(rules) > 0 {
+				return check.Failed(fmt.Sprintf("valid/%s: fails rule(s) %s, but it is a legitimate lease.", f.File, strings.Join(rules, ", ")), "[]", strings.Join(rules, ", "))
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func byRuleCheck(f Fixture) check.Check {
+	chain, haveChain := f.Expect.Chain()
+	rule, path := "", ""
+	if f.Expect != nil && f.Expect.Rule != nil && f.Expect.Path != nil {
+		rule, path = *f.Expect.Rule, *f.Expect.Path
+	}
+	ctxNote := "no chain"
+	if haveChain {
+		ctxNote = fmt.Sprintf("chain %v", chain)
+	}
+	return check.Check{
+		ID:      "cdc/rules/" + f.Name(),
+		Doc:     "invalid-by-rule/" + f.File + " breaks " + rule + " at " + path,
+		Needs:   []string{OpValidate},
+		Explain: fmt.Sprintf("sends: rules {\"lease\": <fixtures/invalid-by-rule/%s>} (%s)\nexpects: a finding of %s at %s", f.File, ctxNote, rule, path),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			if o, ok := offersOr(s, notRules, OpRules); !ok {
+				return o
+			}
+			if rule == "" {
+				return check.Skipped("not checked: the fixture states no rule (see cdc/rules/" + f.Name() + "/schema-valid)")
+			}
+			paths, rules, o, ok := findings(ctx, s, f.Value, chain, haveChain)
+			if !ok {
+				return o
+			}
+			got, ok := paths[rule]
+			if !ok {
+				j, _ := json.Marshal(rules)
+				return check.Failed(fmt.Sprintf("invalid-by-rule/%s: must fail rule %s, but the implementation reported %s.", f.File, rule, j), rule, string(j))
+			}
+			if !slices.Contains(got, path) {
+				j, _ := json.Marshal(got)
+				return check.Failed(fmt.Sprintf("invalid-by-rule/%s: rule %s reported at %s, not at %s.", f.File, rule, j, path), path, string(j))
+			}
+			return check.Passed()
+		},
+	}
+}

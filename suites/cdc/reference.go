@@ -1,0 +1,293 @@
+package cdc
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/canon/mutant"
+	pc "github.com/refereehq/referee/protocols/cdc"
+)
+
+// Mode is a deliberately broken variant of the built-in adapter.
+type Mode struct {
+	Name string
+	Doc  string
+
+	noPaths       bool           // validate reports no errors array
+	childPaths    bool           // errors reported one level too deep
+	rejectAll     bool           // validate refuses everything
+	acceptAll     bool           // validate accepts everything
+	strip         bool           // roundTrip drops unknown members
+	writer        *mutant.Writer // canonical bytes written this way
+	nonfiniteNull bool           // a non-finite number is written as null
+	narrowNoClamp bool           // budgets not clamped to the parent's
+	narrowNoUnion bool           // deny lists and approvals not unioned with the parent's
+	narrowPass    bool           // the declaration granted as it stands, never refused
+	hashRaw       bool           // hash of the value as sent, not of its canonical bytes
+	verifyTrim    bool           // verify trims the purpose first, so an edited purpose verifies
+	verifyKeyText bool           // the key's hex text used as the HMAC key
+	verifyAlways  bool           // verify says true for any well-formed signature
+	l3NoJournal   bool           // L3 applied without the journal
+	rulesNone     bool           // rules never finds anything
+	l2Present     bool           // L2 flags any parent_lease_id
+}
+
+// Modes lists the built-in adapter's broken modes.
+var Modes = []Mode{
+	{Name: "no-paths", Doc: "validate reports no errors, so rejection paths cannot be checked", noPaths: true},
+	{Name: "child-paths", Doc: "reports each error one level below where it is", childPaths: true},
+	{Name: "reject-all", Doc: "validate refuses everything, as a validator whose schemas did not compile", rejectAll: true},
+	{Name: "accept-all", Doc: "validate accepts everything, as a validator that skips unknown keywords", acceptAll: true},
+	{Name: "strip-unknown", Doc: "roundTrip drops members it does not know, as a typed reader does", strip: true},
+	{Name: "codepoint-order", Doc: "canonical keys by code point, not UTF-16 code units", writer: &mutant.Writer{Keys: mutant.CodePoint, Surrogates: mutant.Escape}},
+	{Name: "reject-surrogates", Doc: "canonicalise refuses lone surrogates, as a strict RFC 8785 library does", writer: &mutant.Writer{}},
+	{Name: "html-escape", Doc: `canonical strings escaped as Go's encoding/json does`, writer: &mutant.Writer{Strings: mutant.HTML}},
+	{Name: "go-float", Doc: "canonical numbers in Go's 'g' format", writer: &mutant.Writer{Numbers: mutant.GoFloat, Surrogates: mutant.Escape}},
+	{Name: "nonfinite-null", Doc: "writes null for NaN and Infinity instead of failing", nonfiniteNull: true},
+	{Name: "narrow-no-clamp", Doc: "narrow keeps the declared budget, depth and fan_out", narrowNoClamp: true},
+	{Name: "narrow-no-union", Doc: "narrow keeps only the declared deny lists and approvals", narrowNoUnion: true},
+	{Name: "narrow-passthrough", Doc: "narrow grants the declaration as it stands and refuses nothing", narrowPass: true},
+	{Name: "hash-raw", Doc: "hash over the value as sent, not its canonical bytes", hashRaw: true},
+	{Name: "verify-trims-purpose", Doc: "verify trims the purpose before checking, so an edited purpose still verifies", verifyTrim: true},
+	{Name: "verify-key-text", Doc: "uses the key's hex text as the HMAC key instead of its 32 bytes", verifyKeyText: true},
+	{Name: "verify-rubber-stamp", Doc: "verify says true for any well-formed signature", verifyAlways: true},
+	{Name: "l3-without-journal", Doc: "applies L3 when no journal is given, as if the chain were empty", l3NoJournal: true},
+	{Name: "rules-none", Doc: "rules finds nothing", rulesNone: true},
+	{Name: "l2-any-parent", Doc: "L2 flags any parent_lease_id, not only one equal to lease_id", l2Present: true},
+}
+
+// ModeNames returns the names of the broken modes.
+func ModeNames() []string {
+	names := make([]string, len(Modes))
+	for i, m := range Modes {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// Handler is the built-in adapter: protocols/cdc over a corpus's schemas,
+// with every hook, narrow included.
+type Handler struct {
+	v    *pc.Validator
+	mode Mode
+}
+
+// Reference returns the built-in adapter for cp in mode ("" for the honest one).
+func Reference(cp *Corpus, mode string) (*Handler, error) {
+	v, err := pc.NewValidator(cp.FS)
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{v: v}
+	if mode == "" {
+		return h, nil
+	}
+	for _, m := range Modes {
+		if m.Name == mode {
+			h.mode = m
+			return h, nil
+		}
+	}
+	return nil, fmt.Errorf("cdc: no broken mode %q (modes: %s)", mode, strings.Join(ModeNames(), ", "))
+}
+
+// Hello describes the built-in adapter.
+func (h *Handler) Hello() adapter.Hello {
+	name := "referee-cdc"
+	if h.mode.Name != "" {
+		name += "+" + h.mode.Name
+	}
+	return adapter.Hello{Name: name, Version: "1.0.0", Ops: []string{OpValidate, OpRoundTrip, OpCanonicalise, OpNarrow, OpHash, OpVerify, OpRules}, Concurrency: 8}
+}
+
+func bad(msg string) *adapter.Error { return &adapter.Error{Code: "bad_args", Message: msg} }
+
+// Handle performs one op.
+func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMessage, *adapter.Error) {
+	args, err := canon.Parse(raw, canon.ReadOptions{})
+	if err != nil || args.Kind != canon.Object {
+		return nil, bad("args must be an object")
+	}
+	arg := func(k string) canon.Value { v, _ := pc.Member(args, k); return v }
+	m := h.mode
+	switch op {
+	case OpValidate:
+		ok, errs, err := h.v.Validate(arg("shape").Str, arg("value"))
+		if err != nil {
+			return nil, &adapter.Error{Code: "unknown_shape", Message: err.Error()}
+		}
+		switch {
+		case m.rejectAll:
+			ok, errs = false, []pc.SchemaError{{InstancePath: "", Keyword: "schema"}}
+		case m.acceptAll:
+			ok, errs = true, nil
+		case m.childPaths:
+			for i := range errs {
+				errs[i].InstancePath += "/x"
+			}
+		}
+		reply := map[string]any{"valid": ok}
+		if !m.noPaths {
+			if errs == nil {
+				errs = []pc.SchemaError{}
+			}
+			reply["errors"] = errs
+		}
+		b, _ := json.Marshal(reply)
+		return b, nil
+	case OpRoundTrip:
+		v := arg("value")
+		if m.strip {
+			v = stripPlanted(v)
+		}
+		return json.RawMessage(v.String()), nil
+	case OpCanonicalise:
+		v := arg("value")
+		if nf, ok := pc.Member(args, "nonfinite"); ok {
+			if m.nonfiniteNull {
+				return json.RawMessage(`"{\"x\":null}"`), nil
+			}
+			which, _ := pc.Member(nf, "value")
+			return nil, &adapter.Error{Code: "non_finite", Message: fmt.Sprintf("canonicalise: %s is not serialisable (%v)", which.Str, math.NaN())}
+		}
+		b, err := h.canonical(v)
+		if err != nil {
+			return nil, &adapter.Error{Code: "canonical_unsupported", Message: err.Error()}
+		}
+		out, _ := canon.JSONStringify.Marshal(string(b))
+		return out, nil
+	case OpNarrow:
+		granted, refusals := h.narrow(arg("declared"), arg("parent"))
+		if len(refusals) > 0 {
+			b, _ := json.Marshal(map[string]any{"refusals": refusals})
+			return b, nil
+		}
+		return json.RawMessage(`{"granted":` + granted.String() + `}`), nil
+	case OpHash:
+		v := arg("value")
+		if m.hashRaw {
+			return jsonString(sha256Hex([]byte(v.String()))), nil
+		}
+		b, err := h.canonical(v)
+		if err != nil {
+			return nil, &adapter.Error{Code: "canonical_unsupported", Message: err.Error()}
+		}
+		return jsonString(sha256Hex(b)), nil
+	case OpVerify:
+		lease := arg("lease")
+		keyHex := arg("key_hex").Str
+		key, err := hex.DecodeString(keyHex)
+		if err != nil {
+			return nil, bad("key_hex is not hex")
+		}
+		if m.verifyKeyText {
+			key = []byte(keyHex)
+		}
+		if m.verifyTrim {
+			lease = trimPurpose(lease)
+		}
+		ok := pc.Verify(lease, key)
+		if m.verifyAlways {
+			sig, _ := pc.Member(lease, "signature")
+			ok = len(sig.Str) == 64
+		}
+		return json.RawMessage(fmt.Sprint(ok)), nil
+	case OpRules:
+		chainV, haveChain := pc.Member(args, "chain")
+		var chain []string
+		for _, e := range chainV.Elems {
+			chain = append(chain, e.Str)
+		}
+		lease := arg("lease")
+		found := pc.Rules(lease, chain, haveChain || m.l3NoJournal)
+		if m.rulesNone {
+			found = nil
+		}
+		if m.l2Present {
+			if p, ok := pc.Member(lease, "parent_lease_id"); ok && p.Kind == canon.String && !slices.ContainsFunc(found, func(f pc.Finding) bool { return f.Rule == "L2" }) {
+				found = append(found, pc.Finding{Rule: "L2", Path: "/parent_lease_id"})
+			}
+		}
+		if found == nil {
+			found = []pc.Finding{}
+		}
+		b, _ := json.Marshal(found)
+		return b, nil
+	}
+	return nil, &adapter.Error{Code: "unknown_op", Message: op}
+}
+
+func jsonString(s string) json.RawMessage {
+	b, _ := canon.JSONStringify.Marshal(s)
+	return b
+}
+
+func (h *Handler) canonical(v canon.Value) ([]byte, error) {
+	if h.mode.writer != nil {
+		return h.mode.writer.Append(nil, v)
+	}
+	return pc.Canonical(v)
+}
+
+func (h *Handler) narrow(declared, parent canon.Value) (canon.Value, []string) {
+	m := h.mode
+	if m.narrowPass {
+		return declared, nil
+	}
+	granted, refusals := pc.Narrow(declared, parent)
+	if len(refusals) > 0 || !(m.narrowNoClamp || m.narrowNoUnion) {
+		return granted, refusals
+	}
+	for i, mem := range granted.Members {
+		d, ok := pc.Member(declared, mem.Key)
+		switch {
+		case m.narrowNoClamp && (mem.Key == "budget" || mem.Key == "depth" || mem.Key == "fan_out") && ok:
+			granted.Members[i].Value = d
+		case m.narrowNoUnion && (mem.Key == "deny" || mem.Key == "approvals") && ok:
+			granted.Members[i].Value = d
+		}
+	}
+	return granted, nil
+}
+
+func stripPlanted(v canon.Value) canon.Value {
+	if v.Kind != canon.Object {
+		return v
+	}
+	out := v
+	out.Members = nil
+	for _, m := range v.Members {
+		if m.Key != planted {
+			out.Members = append(out.Members, canon.Member{Key: m.Key, Value: stripPlanted(m.Value)})
+		}
+	}
+	return out
+}
+
+func trimPurpose(lease canon.Value) canon.Value {
+	v, _ := canon.Parse([]byte(lease.String()), canon.ReadOptions{})
+	for i := range v.Members {
+		if v.Members[i].Key != "manifest" {
+			continue
+		}
+		for j := range v.Members[i].Value.Members {
+			if v.Members[i].Value.Members[j].Key != "intent" {
+				continue
+			}
+			in := &v.Members[i].Value.Members[j].Value
+			for k := range in.Members {
+				if in.Members[k].Key == "purpose" {
+					in.Members[k].Value.Str = strings.TrimSpace(in.Members[k].Value.Str)
+				}
+			}
+		}
+	}
+	return v
+}
