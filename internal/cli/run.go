@@ -336,6 +336,11 @@ func (o *runOptions) repro(def *suiteDef) func(string, []adapter.Exchange) strin
 		if o.corpus != "" {
 			cmd += " --corpus " + shellQuote(o.corpus)
 		}
+		if def.reproArgs != nil {
+			for _, a := range def.reproArgs() {
+				cmd += " " + shellQuote(a)
+			}
+		}
 		switch {
 		case o.mode != "":
 			cmd += " --mode " + o.mode

@@ -39,6 +39,8 @@ type suiteDef struct {
 	// adapterContext, if set, returns hello args and environment variables
 	// an adapter of this suite needs (called after load).
 	adapterContext func() (hello map[string]string, env []string)
+	// reproArgs, if set, returns the suite's own flags a repro command must repeat.
+	reproArgs func() []string
 }
 
 type modeInfo struct{ name, doc string }
@@ -195,6 +197,16 @@ verification vectors; --results DIR writes the native report.json there.`,
 		},
 		modes:  modes,
 		native: func(run *check.Run) any { return fablepool.Native(run) },
+		reproArgs: func() []string {
+			var args []string
+			if recorded != "" {
+				args = append(args, "--recorded", recorded)
+			}
+			if wycheproof != "" {
+				args = append(args, "--wycheproof", wycheproof)
+			}
+			return args
+		},
 		after: func(run *check.Run, impl report.Implementation) error {
 			if results != "" {
 				if err := os.MkdirAll(results, 0o755); err != nil {

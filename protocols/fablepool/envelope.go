@@ -117,7 +117,7 @@ func checkEnvelope(v canon.Value, fields []string) error {
 		}
 	}
 	ver, _ := member(v, "v")
-	if !isInt(ver) {
+	if ver.Kind != canon.Number || !intPattern.MatchString(ver.Num) {
 		return fieldType("v", "an integer")
 	}
 	if ver.Num != "1" {
@@ -129,7 +129,7 @@ func checkEnvelope(v canon.Value, fields []string) error {
 	if a, _ := member(v, "author"); a.Kind != canon.String || !authorPattern.MatchString(a.Str) {
 		return fieldType("author", `"ed25519:" and 64 lowercase hex`)
 	}
-	if ts, _ := member(v, "ts"); !isInt(ts) || strings.HasPrefix(ts.Num, "-") {
+	if ts, _ := member(v, "ts"); !isInt(ts) || (strings.HasPrefix(ts.Num, "-") && ts.Num != "-0") {
 		return fieldType("ts", "an integer from 0 to 2^53-1")
 	}
 	prev, _ := member(v, "prev")

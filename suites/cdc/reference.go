@@ -37,6 +37,8 @@ type Mode struct {
 	l3NoJournal   bool           // L3 applied without the journal
 	rulesNone     bool           // rules never finds anything
 	l2Present     bool           // L2 flags any parent_lease_id
+	l1Inverted    bool           // L1's comparison the wrong way round
+	l1NoExpiry    bool           // a missing expires_at counts as expired
 }
 
 // Modes lists the built-in adapter's broken modes.
@@ -46,6 +48,8 @@ var Modes = []Mode{
 	{Name: "reject-all", Doc: "validate refuses everything, as a validator whose schemas did not compile", rejectAll: true},
 	{Name: "accept-all", Doc: "validate accepts everything, as a validator that skips unknown keywords", acceptAll: true},
 	{Name: "strip-unknown", Doc: "roundTrip drops members it does not know, as a typed reader does", strip: true},
+	{Name: "unsorted", Doc: "canonical members in input order", writer: &mutant.Writer{Keys: mutant.Unsorted, Surrogates: mutant.Escape}},
+	{Name: "ascii-escape", Doc: `canonical strings with non-ASCII escaped as \uXXXX`, writer: &mutant.Writer{Strings: mutant.ASCII, Surrogates: mutant.Escape}},
 	{Name: "codepoint-order", Doc: "canonical keys by code point, not UTF-16 code units", writer: &mutant.Writer{Keys: mutant.CodePoint, Surrogates: mutant.Escape}},
 	{Name: "reject-surrogates", Doc: "canonicalise refuses lone surrogates, as a strict RFC 8785 library does", writer: &mutant.Writer{}},
 	{Name: "html-escape", Doc: `canonical strings escaped as Go's encoding/json does`, writer: &mutant.Writer{Strings: mutant.HTML}},
@@ -60,6 +64,8 @@ var Modes = []Mode{
 	{Name: "verify-rubber-stamp", Doc: "verify says true for any well-formed signature", verifyAlways: true},
 	{Name: "l3-without-journal", Doc: "applies L3 when no journal is given, as if the chain were empty", l3NoJournal: true},
 	{Name: "rules-none", Doc: "rules finds nothing", rulesNone: true},
+	{Name: "l1-inverted", Doc: "L1 flags a lease whose expiry is after its issue, the comparison reversed", l1Inverted: true},
+	{Name: "l1-missing-expiry", Doc: "L1 flags a lease or record without expires_at, as if it had expired", l1NoExpiry: true},
 	{Name: "l2-any-parent", Doc: "L2 flags any parent_lease_id, not only one equal to lease_id", l2Present: true},
 }
 
@@ -215,6 +221,12 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 				found = append(found, pc.Finding{Rule: "L2", Path: "/parent_lease_id"})
 			}
 		}
+		if m.l1Inverted {
+			found = invertL1(lease, found)
+		}
+		if _, ok := pc.Member(lease, "expires_at"); m.l1NoExpiry && !ok {
+			found = append(found, pc.Finding{Rule: "L1", Path: "/expires_at"})
+		}
 		if found == nil {
 			found = []pc.Finding{}
 		}
@@ -290,4 +302,16 @@ func trimPurpose(lease canon.Value) canon.Value {
 		}
 	}
 	return v
+}
+
+// invertL1 flags L1 exactly where the real rule does not.
+func invertL1(lease canon.Value, found []pc.Finding) []pc.Finding {
+	had := slices.ContainsFunc(found, func(f pc.Finding) bool { return f.Rule == "L1" })
+	found = slices.DeleteFunc(found, func(f pc.Finding) bool { return f.Rule == "L1" })
+	_, i := pc.Member(lease, "issued_at")
+	_, e := pc.Member(lease, "expires_at")
+	if !had && i && e {
+		found = append(found, pc.Finding{Rule: "L1", Path: "/expires_at"})
+	}
+	return found
 }

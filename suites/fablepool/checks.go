@@ -88,21 +88,42 @@ func (cp *Corpus) Checks(truth *Recorded, rec *Recorder) []check.Check {
 		out = append(out, canonCheck(v, rec))
 		if e, ok := tc[v.Name]; ok {
 			out = append(out, recordedCanonCheck(v, e))
+		} else if truth != nil {
+			out = append(out, missingRecord("canonicalization", v.Name))
 		}
 	}
 	for _, v := range cp.Signing {
 		out = append(out, signingChecks(v, rec)...)
 		if e, ok := ts[v.Name]; ok {
 			out = append(out, recordedSigningCheck(v, e))
+		} else if truth != nil {
+			out = append(out, missingRecord("signing", v.Name))
 		}
 	}
 	for _, s := range cp.Scenarios.Vectors {
 		out = append(out, scenarioCheck(cp.Scenarios, s, rec))
+		if s.Expect != "accept" {
+			continue // recorded.json holds the signed ops of the accepted scenarios
+		}
 		if e, ok := to[s.Name]; ok {
 			out = append(out, recordedOpCheck(cp.Scenarios, s, e))
+		} else if truth != nil {
+			out = append(out, missingRecord("op_scenarios", s.Name))
 		}
 	}
 	return out
+}
+
+// missingRecord fails because the ground truth has no entry for a vector:
+// a difference between recorded and live outputs like any other.
+func missingRecord(section, name string) check.Check {
+	return check.Check{
+		ID:  "fablepool/recorded/" + section + "/" + name,
+		Doc: "recorded.json has an entry for " + section + " " + name,
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			return check.Failed("drift from recorded.json: it has no "+section+" entry "+name, "an entry", "none")
+		},
+	}
 }
 
 func canonArgs(v CanonVector) any {

@@ -198,6 +198,9 @@ func (cp *Corpus) validate(c *corpus.Corpus) error {
 		if v.Canonical != nil && v.CanonicalUTF8Hex != "" && v.CanonicalUTF8Hex != hex.EncodeToString([]byte(*v.Canonical)) {
 			return fmt.Errorf("%s: canonical_utf8_hex disagrees with canonical", w)
 		}
+		if v.Canonical != nil && v.CanonicalSHA256 != "" && v.CanonicalSHA256 != sha256Hex([]byte(*v.Canonical)) {
+			return fmt.Errorf("%s: canonical_sha256 disagrees with canonical", w)
+		}
 	}
 	seen = map[string]bool{}
 	for i, v := range cp.Signing {
@@ -212,6 +215,9 @@ func (cp *Corpus) validate(c *corpus.Corpus) error {
 		}
 		if len(v.Seed) != 64 {
 			return fmt.Errorf("%s: seed is not 32 bytes of hex", w)
+		}
+		if len(v.PublicKey) != 64 || len(v.Signature) != 128 {
+			return fmt.Errorf("%s: needs public_key (64 hex) and signature (128 hex): referee checks against them", w)
 		}
 	}
 	if s, err := hex.DecodeString(cp.Scenarios.Seed); err != nil || len(s) != 32 {

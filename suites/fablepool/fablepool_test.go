@@ -203,6 +203,29 @@ func TestWycheproof(t *testing.T) {
 	checktest.Run(t, s, reference(t, ""))
 }
 
+// TestRecordEqualsDraft runs --record over the draft corpus and requires the
+// file the profile says two implementations must agree on: equal to the
+// draft's recorded.json but for "implementation".
+func TestRecordEqualsDraft(t *testing.T) {
+	dir := filepath.Join(shared(t), "fablepool")
+	c, err := corpus.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := NewRecorder()
+	s, cp, err := Load(c, Options{Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checktest.Execute(t, s, reference(t, ""))
+	got := rec.Recorded(cp, cp.Recorded.Implementation)
+	a, _ := json.Marshal(got)
+	b, _ := json.Marshal(cp.Recorded)
+	if string(a) != string(b) {
+		t.Errorf("--record over the draft corpus differs from draft-recorded.json:\n%.600s\n%.600s", a, b)
+	}
+}
+
 func TestRecordRoundTrip(t *testing.T) {
 	rec := NewRecorder()
 	s, cp := load(t, Options{Recorder: rec})
@@ -262,7 +285,7 @@ func must(b []byte, err error) []byte {
 
 func TestReadCorpusErrors(t *testing.T) {
 	const canonOK = `{"vectors":[{"name":"a","input":[1],"canonical":"[1]"}]}`
-	const signOK = `{"vectors":[{"name":"s","seed":"0202020202020202020202020202020202020202020202020202020202020202","message_hex":""}]}`
+	signOK := `{"vectors":[{"name":"s","seed":"0202020202020202020202020202020202020202020202020202020202020202","message_hex":"","public_key":"` + "8139770ea87d175f56a35466c34c7ecccb8d8a91b4ee37a25df60f5b8fc9b394" + `","signature":"` + strings.Repeat("ab", 64) + `"}]}`
 	const opsOK = `{"seed":"0202020202020202020202020202020202020202020202020202020202020202","ts":1,"v":1,"vectors":[{"name":"o","type":"t","payload":{},"prev":[],"mutations":[],"expect":"accept"}]}`
 	tests := []struct {
 		name                string
@@ -272,6 +295,7 @@ func TestReadCorpusErrors(t *testing.T) {
 		{"missing signing", canonOK, "", opsOK, "", "no signing.json"},
 		{"both input forms", `{"vectors":[{"name":"a","input":1,"input_text":"1","canonical":"1"}]}`, signOK, opsOK, "", "exactly one of input and input_text"},
 		{"neither result", `{"vectors":[{"name":"a","input":1}]}`, signOK, opsOK, "", "exactly one of canonical and error"},
+		{"no public key", canonOK, `{"vectors":[{"name":"s","seed":"0202020202020202020202020202020202020202020202020202020202020202","message_hex":""}]}`, opsOK, "", "needs public_key"},
 		{"bad hex", canonOK, `{"vectors":[{"name":"s","seed":"zz","message_hex":""}]}`, opsOK, "", "seed is not hex"},
 		{"bad expect", canonOK, signOK, strings.Replace(opsOK, `"accept"`, `"maybe"`, 1), "", `expect "maybe"`},
 		{"reject without mutations", canonOK, signOK, strings.Replace(opsOK, `"accept"`, `"reject"`, 1), "", "needs mutations"},

@@ -45,9 +45,9 @@ var Modes = []Mode{
 	{Name: "utf16-order", Doc: "sorts keys by UTF-16 code units (JCS), not by code point", profile: &canon.Profile{Name: "utf16-integer", Keys: canon.UTF16, Numbers: canon.Integer}},
 	{Name: "es6-numbers", Doc: "accepts any number and writes it as ECMAScript does, instead of integers only", profile: &canon.Profile{Name: "codepoint-es6", Keys: canon.CodePoint, Numbers: canon.ES6}},
 	{Name: "escape-surrogates", Doc: `writes lone surrogates as \udxxx instead of canonical_unsupported`, profile: &canon.Profile{Name: "codepoint-integer-escape", Keys: canon.CodePoint, Numbers: canon.Integer, Surrogates: canon.EscapeSurrogates}},
-	{Name: "unsorted", Doc: "keeps members in input order", writer: &mutant.Writer{Keys: mutant.Unsorted, Numbers: mutant.Lexeme}},
-	{Name: "ascii-escape", Doc: `escapes non-ASCII as \uXXXX, as Python's json.dumps does by default`, writer: &mutant.Writer{Keys: mutant.CodePoint, Strings: mutant.ASCII, Numbers: mutant.Lexeme}},
-	{Name: "uppercase-hex", Doc: `writes control escapes in uppercase hex (\u001F)`, writer: &mutant.Writer{Keys: mutant.CodePoint, Strings: mutant.UpperHex, Numbers: mutant.Lexeme}},
+	{Name: "unsorted", Doc: "keeps members in input order", writer: &mutant.Writer{Keys: mutant.Unsorted}},
+	{Name: "ascii-escape", Doc: `escapes non-ASCII as \uXXXX, as Python's json.dumps does by default`, writer: &mutant.Writer{Keys: mutant.CodePoint, Strings: mutant.ASCII}},
+	{Name: "uppercase-hex", Doc: `writes control escapes in uppercase hex (\u001F)`, writer: &mutant.Writer{Keys: mutant.CodePoint, Strings: mutant.UpperHex}},
 	{Name: "int32", Doc: "refuses integers beyond ±(2^31−1), as a 32-bit integer type would", int32: true},
 	{Name: "objects-only", Doc: "canonicalises only objects, refusing other top-level values", objectsOnly: true},
 	{Name: "omit-empty", Doc: "drops members whose value is null, \"\", [] or {}, as Go's omitempty does", omitEmpty: true},
@@ -58,7 +58,7 @@ var Modes = []Mode{
 	{Name: "prev-order-ignored", Doc: "sorts prev before hashing and signing, so reordered links verify", sortPrev: true},
 	{Name: "uppercase-hex-ids", Doc: "accepts uppercase hex in id, sig and author", upperHex: true},
 	{Name: "rubber-stamp", Doc: "verify and verify_op say yes to everything well formed", rubberStamp: true},
-	{Name: "prehash", Doc: "signs and verifies SHA-512(message), Ed25519ph-style, not the message", prehash: true},
+	{Name: "prehash", Doc: "signs, verifies and (for ops) hashes ids over SHA-512(message), Ed25519ph-style, not the message itself", prehash: true},
 	{Name: "wrong-key", Doc: "derives the public key from a different seed", wrongSeed: true},
 	{Name: "verify-over-op", Doc: "verify_op checks the signature over the whole op (id and sig included), not the body", verifyOverOp: true},
 	{Name: "hash-first", Doc: "verify_op checks the id and signature before the envelope's members and formats", hashFirst: true},
@@ -132,12 +132,19 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, &adapter.Error{Code: "bad_args", Message: err.Error()}
 	}
-	// The JSON values must keep their lexemes: read them from the raw args.
-	rawArgs, _ := canon.Parse(raw, canon.ReadOptions{Duplicates: canon.LastWins})
+	// The JSON values must keep their lexemes: read them from the raw args,
+	// strictly, as the profile parses (a duplicate key is json_invalid).
+	rawArgs, perr := canon.Parse(raw, canon.ReadOptions{})
+	if perr != nil {
+		return nil, fail(fp.CodeJSONInvalid, perr)
+	}
 	value := func(key string) (canon.Value, bool) { return member(rawArgs, key) }
 	switch op {
 	case OpCanonicalize:
 		var text []byte
+		if _, both := value("input"); both && a.InputText != nil {
+			return nil, &adapter.Error{Code: "bad_args", Message: "args need exactly one of input and input_text"}
+		}
 		if a.InputText != nil {
 			text = []byte(*a.InputText)
 		} else if v, ok := value("input"); ok {

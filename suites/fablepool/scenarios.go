@@ -84,13 +84,15 @@ func scenarioCheck(ss Scenarios, sc Scenario, rec *Recorder) check.Check {
 		ID:      "fablepool/op_scenarios/" + sc.Name,
 		Doc:     doc,
 		Needs:   []string{OpSignOp, OpVerifyOp},
-		Explain: fmt.Sprintf("sends: sign_op of a %s body (seed %s..., ts %d), applies the mutations %s to the signed op, then verify_op\nexpects: %s", sc.Type, ss.Seed[:8], ss.TS, muts, expect),
+		Explain: fmt.Sprintf("sends: sign_op of the %s body (seed %s..., ts %d), applies the mutations %s to the signed op, then verify_op\nexpects: %s", sc.Type, ss.Seed[:8], ss.TS, muts, expect),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			_, op, o, ok := ss.signOp(ctx, s, sc)
 			if !ok {
 				return o
 			}
-			rec.op(ctx, s, sc.Name, op)
+			if sc.Expect == "accept" {
+				rec.op(ctx, s, sc.Name, op)
+			}
 			mutated, err := Apply(op, sc.Mutations, func(body canon.Value) (string, error) {
 				b, err := fp.Canonical(body)
 				return fp.ID(b), err

@@ -1,0 +1,244 @@
+package cdc
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/check/checktest"
+	"github.com/refereehq/referee/corpus"
+)
+
+func sharedCorpus(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("REFEREE_SHARED")
+	if dir == "" {
+		t.Skip("REFEREE_SHARED not set: the contract's corpus lives in ../shared/corpora/cdc; run with REFEREE_SHARED=../shared")
+	}
+	return filepath.Join(dir, "corpora", "cdc")
+}
+
+func load(t *testing.T, dir string) (*check.Suite, *Corpus) {
+	t.Helper()
+	c, err := corpus.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, cp, err := Load(c, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, cp
+}
+
+func reference(t *testing.T, cp *Corpus, mode string) adapter.Starter {
+	t.Helper()
+	h, err := Reference(cp, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return adapter.InProcess(h)
+}
+
+// without hides ops from a Handler's hello, as an adapter that lacks them.
+type without struct {
+	*Handler
+	ops []string
+}
+
+func (w without) Hello() adapter.Hello {
+	h := w.Handler.Hello()
+	h.Ops = slices.DeleteFunc(slices.Clone(h.Ops), func(op string) bool { return slices.Contains(w.ops, op) })
+	return h
+}
+
+func TestReferencePasses(t *testing.T) {
+	s, cp := load(t, sharedCorpus(t))
+	run := checktest.Run(t, s, reference(t, cp, ""))
+	n := cp.Native(run)
+	if n.ValidCount != 40 || n.InvalidCount != 98 || len(n.Failures) != 0 || !n.CanonicalChecked ||
+		!*n.NarrowingChecked || !*n.SignaturesChecked || !*n.RulesChecked || !*n.ErrorPathsChecked {
+		b, _ := json.Marshal(n)
+		t.Errorf("native = %s, want every flag true (narrow included) and no failures", b)
+	}
+}
+
+// TestUpstreamHookSet gives the built-in the reference adapter's hooks
+// (every hook but narrow): the report must be upstream's published run.
+func TestUpstreamHookSet(t *testing.T) {
+	s, cp := load(t, sharedCorpus(t))
+	h, _ := Reference(cp, "")
+	run := checktest.Execute(t, s, adapter.InProcess(without{h, []string{OpNarrow}}))
+	n := cp.Native(run)
+	b, _ := json.Marshal(n)
+	if string(b) != `{"validCount":40,"invalidCount":98,"canonicalChecked":true,"narrowingChecked":false,"signaturesChecked":true,"rulesChecked":true,"errorPathsChecked":true,"failures":[]}` {
+		t.Errorf("native = %s", b)
+	}
+	for _, r := range run.Results {
+		if strings.HasPrefix(r.ID, "cdc/narrowing/") && !strings.HasSuffix(r.ID, "/vector") && (r.Status != check.NotChecked || r.Reason != notNarrowing) {
+			t.Errorf("%s: %s %q, want not-checked with upstream's line", r.ID, r.Status, r.Reason)
+		}
+	}
+}
+
+// TestNotChecked removes each hook and requires exactly the seed's NOT
+// CHECKED line on the checks that need it, and never a pass.
+func TestNotChecked(t *testing.T) {
+	s, cp := load(t, sharedCorpus(t))
+	h, _ := Reference(cp, "")
+	tests := []struct {
+		hide   []string
+		family string
+		reason string
+	}{
+		{[]string{OpCanonicalise}, "cdc/canonical/", notCanonical},
+		{[]string{OpHash}, "cdc/signatures/", notSignatures},
+		{[]string{OpVerify}, "cdc/signatures/", notSignatures},
+		{[]string{OpRules}, "cdc/rules/", notRules},
+	}
+	for _, tt := range tests {
+		run := checktest.Execute(t, s, adapter.InProcess(without{h, tt.hide}))
+		n := 0
+		for _, r := range run.Results {
+			if !strings.HasPrefix(r.ID, tt.family) || strings.HasSuffix(r.ID, "/lease") || strings.HasSuffix(r.ID, "/schema-valid") {
+				continue
+			}
+			n++
+			if r.Status != check.NotChecked || r.Reason != tt.reason {
+				t.Errorf("without %v: %s is %s %q", tt.hide, r.ID, r.Status, r.Reason)
+			}
+		}
+		if n == 0 {
+			t.Errorf("without %v: no %s checks", tt.hide, tt.family)
+		}
+	}
+	// narrow without canonicalise is a failure, as upstream records it.
+	run := checktest.Execute(t, s, adapter.InProcess(without{h, []string{OpCanonicalise}}))
+	for _, r := range run.Results {
+		if strings.HasPrefix(r.ID, "cdc/narrowing/") && !strings.HasSuffix(r.ID, "/vector") && (r.Status != check.Fail || r.Reason != narrowNeeds) {
+			t.Errorf("narrow without canonicalise: %s is %s %q", r.ID, r.Status, r.Reason)
+		}
+	}
+	// A validator that reports no errors leaves every path check not-checked.
+	run = checktest.Execute(t, s, reference(t, cp, "no-paths"))
+	for _, r := range run.Results {
+		if strings.HasSuffix(r.ID, "/path") && (r.Status != check.NotChecked || r.Reason != notPaths) {
+			t.Errorf("no-paths: %s is %s %q", r.ID, r.Status, r.Reason)
+		}
+	}
+	if cp.Native(run).ErrorPathsChecked == nil || *cp.Native(run).ErrorPathsChecked {
+		t.Error("errorPathsChecked true without errors")
+	}
+}
+
+func TestEveryCheckCanFail(t *testing.T) {
+	s, cp := load(t, sharedCorpus(t))
+	broken := map[string]adapter.Starter{}
+	for _, m := range Modes {
+		if m.Name == "no-paths" {
+			continue // it makes path checks not-checked, which the test above covers
+		}
+		broken[m.Name] = reference(t, cp, m.Name)
+	}
+	checktest.EveryCheckCanFail(t, s, broken)
+}
+
+// TestRelease10Layout builds a 1.0-style corpus (no .expect.json, no
+// lease-record, no narrowing, signature or by-rule vectors) and requires
+// their checks to be absent, not failed.
+func TestRelease10Layout(t *testing.T) {
+	src := sharedCorpus(t)
+	dir := t.TempDir()
+	copyFile := func(rel string) {
+		b, err := os.ReadFile(filepath.Join(src, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
+		os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	}
+	files, _ := filepath.Glob(filepath.Join(src, "schemas", "*.schema.json"))
+	for _, f := range files {
+		if !strings.Contains(f, "lease-record") {
+			copyFile(filepath.Join("schemas", filepath.Base(f)))
+		}
+	}
+	for _, kind := range []string{"valid", "invalid"} {
+		fs, _ := filepath.Glob(filepath.Join(src, "fixtures", kind, "*"))
+		for _, f := range fs {
+			if !strings.Contains(f, "lease-record") && !strings.HasSuffix(f, ".expect.json") {
+				copyFile(filepath.Join("fixtures", kind, filepath.Base(f)))
+			}
+		}
+	}
+	copyFile("conformance/canonical-vectors.json")
+	s, cp := load(t, dir)
+	if cp.Release != Release10 || slices.Contains(cp.Shapes, "lease-record") {
+		t.Fatalf("release %s, shapes %v", cp.Release, cp.Shapes)
+	}
+	for _, c := range s.Checks {
+		if strings.HasSuffix(c.ID, "/path") || strings.HasPrefix(c.ID, "cdc/narrowing/") || strings.HasPrefix(c.ID, "cdc/signatures/") || strings.HasPrefix(c.ID, "cdc/rules/") {
+			t.Errorf("a 1.0 corpus has check %s", c.ID)
+		}
+	}
+	run := checktest.Run(t, s, reference(t, cp, ""))
+	b, _ := json.Marshal(cp.Native(run))
+	if !strings.HasPrefix(string(b), `{"validCount":`) || strings.Contains(string(b), "narrowingChecked") || !strings.HasSuffix(string(b), `"canonicalChecked":true,"failures":[]}`) {
+		t.Errorf("1.0 native report = %s", b)
+	}
+}
+
+func TestCorpusErrors(t *testing.T) {
+	src := sharedCorpus(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "schemas"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "fixtures", "valid"), 0o755)
+	b, _ := os.ReadFile(filepath.Join(src, "schemas", "provenance.schema.json"))
+	os.WriteFile(filepath.Join(dir, "schemas", "provenance.schema.json"), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "fixtures", "valid", "nonsense.minimal.json"), []byte(`{}`), 0o644)
+	c, _ := corpus.OpenDir(dir)
+	if _, _, err := Load(c, dir); err == nil || !strings.Contains(err.Error(), "Fixture valid/nonsense.minimal.json does not name a known shape. Prefix it with one of: provenance.") {
+		t.Errorf("unknown prefix: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "fixtures", "valid", "nonsense.minimal.json"))
+	os.WriteFile(filepath.Join(dir, "fixtures", "valid", "provenance.minimal.json"), []byte(`{}`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "fixtures", "invalid"), 0o755)
+	os.WriteFile(filepath.Join(dir, "fixtures", "invalid", "provenance.x.json"), []byte(`{}`), 0o644)
+	c, _ = corpus.OpenDir(dir)
+	if _, _, err := Load(c, dir); err == nil || !strings.Contains(err.Error(), "missing valid/provenance.populated.json") {
+		t.Errorf("incomplete corpus: %v", err)
+	}
+	empty := t.TempDir()
+	c, _ = corpus.OpenDir(empty)
+	if _, _, err := Load(c, empty); err == nil || !strings.Contains(err.Error(), "npm install @cognitive-delivery/contract") {
+		t.Errorf("not a corpus: %v", err)
+	}
+}
+
+// TestNodeAdapter runs examples/adapters/node/cdc.mjs (ajv, every hook but
+// narrow) and requires upstream's published counts.
+func TestNodeAdapter(t *testing.T) {
+	dir := sharedCorpus(t)
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not found")
+	}
+	if _, err := os.Stat("../../examples/adapters/node/node_modules/ajv"); err != nil {
+		t.Skip("ajv not installed: run npm ci in examples/adapters/node")
+	}
+	s, cp := load(t, dir)
+	cfg := adapter.ProcessConfig{Argv: []string{"node", "../../examples/adapters/node/cdc.mjs"}, Env: append(os.Environ(), "CDC_CORPUS="+dir)}
+	// Compiling the schemas with Ajv takes most of a second, more on a loaded machine.
+	run := checktest.Execute(t, s, func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }, adapter.Options{Timeout: time.Minute})
+	b, _ := json.Marshal(cp.Native(run))
+	if string(b) != `{"validCount":40,"invalidCount":98,"canonicalChecked":true,"narrowingChecked":false,"signaturesChecked":true,"rulesChecked":true,"errorPathsChecked":true,"failures":[]}` {
+		t.Errorf("native = %s", b)
+	}
+}
