@@ -264,7 +264,7 @@ upstream's report.`,
   referee export jsts --corpus ../shared/corpora/cdc --out suite --check`,
 		load: func(dir string) (*check.Suite, error) {
 			if dir == "" {
-				return nil, usageError("run cdc needs --corpus DIR: a checkout of the Cognitive Delivery Contract, or its npm package (npm install @cognitive-delivery/contract, then --corpus node_modules/@cognitive-delivery/contract)")
+				return nil, usageError("the cdc suite needs --corpus DIR: a checkout of the Cognitive Delivery Contract, or its npm package (npm install @cognitive-delivery/contract, then --corpus node_modules/@cognitive-delivery/contract)")
 			}
 			c, err := corpus.OpenDir(dir)
 			if err != nil {

@@ -307,7 +307,7 @@ func diffCases(ours, theirs []canon.Value) string {
 			return where + ": no schema in the corpus"
 		}
 		if d := diffJS(&osch, &ts, ""); d != "" {
-			return where + ": schema differs " + d
+			return where + ": schema differs" + d
 		}
 		ot, _ := pc.Member(o, "tests")
 		tt, ok := pc.Member(t, "tests")
@@ -320,13 +320,20 @@ func diffCases(ours, theirs []canon.Value) string {
 			}
 		}
 		if len(ot.Elems) != len(tt.Elems) {
-			return fmt.Sprintf("%s: %d tests in the export, %d in the corpus", where, len(ot.Elems), len(tt.Elems))
+			return fmt.Sprintf("%s: %s in the export, %d in the corpus", where, plural(len(ot.Elems), "test"), len(tt.Elems))
 		}
 	}
 	if len(ours) != len(theirs) {
-		return fmt.Sprintf("%d cases in the export, %d in the corpus", len(ours), len(theirs))
+		return fmt.Sprintf("%s in the export, %d in the corpus", plural(len(ours), "case"), len(theirs))
 	}
 	return ""
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }
 
 func diffTest(o, t canon.Value) string {
@@ -351,7 +358,7 @@ func diffTest(o, t canon.Value) string {
 			return fmt.Sprintf("%s: no %s in the corpus", name, key)
 		}
 		if d := diffJS(&ov, &tv, ""); d != "" {
-			return fmt.Sprintf("%s: %s differs %s", name, key, d)
+			return fmt.Sprintf("%s: %s differs%s", name, key, d)
 		}
 	}
 	return ""
@@ -373,14 +380,14 @@ func snippet(v canon.Value, present bool) string {
 }
 
 // diffJS returns where a and b first differ as JSON.parse reads them, as
-// "at POINTER: X in the export, Y in the corpus", or "".
+// " at POINTER: X in the export, Y in the corpus" (": X ..." at the root),
+// or "".
 func diffJS(a, b *canon.Value, ptr string) string {
 	at := func(format string, args ...any) string {
-		p := ptr
-		if p == "" {
-			p = "(the root)"
+		if ptr == "" {
+			return ": " + fmt.Sprintf(format, args...)
 		}
-		return "at " + p + ": " + fmt.Sprintf(format, args...)
+		return " at " + ptr + ": " + fmt.Sprintf(format, args...)
 	}
 	values := func() string {
 		return at("%s in the export, %s in the corpus", snippet(*a, true), snippet(*b, true))
@@ -408,7 +415,7 @@ func diffJS(a, b *canon.Value, ptr string) string {
 			}
 		}
 		if len(a.Elems) != len(b.Elems) {
-			return at("%d elements in the export, %d in the corpus", len(a.Elems), len(b.Elems))
+			return at("%s in the export, %d in the corpus", plural(len(a.Elems), "element"), len(b.Elems))
 		}
 	case canon.Object:
 		am, bm := jsMembers(a.Members), jsMembers(b.Members)
