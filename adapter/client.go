@@ -134,26 +134,35 @@ func (c *Client) Stderr() string {
 // Call sends op with args (one JSON value) and waits for the reply, at most
 // the per-call timeout. A fault is returned as a *Fault and the connection is
 // replaced on the next call.
+//
+// A request the connection never sent (it had already broken: the adapter
+// exited between calls) is sent once more on a new connection, so the check
+// that happens to come next is not charged with the fault.
 func (c *Client) Call(ctx context.Context, op string, args []byte) (*Reply, *Exchange, error) {
-	conn, gen, err := c.current(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	cctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
-	defer cancel()
-	r, ex, err := conn.Call(cctx, c.nextID.Add(1), op, args)
-	var f *Fault
-	switch {
-	case errors.As(err, &f):
-		c.broke(conn, gen, f)
-	case err == nil:
-		c.mu.Lock()
-		if gen == c.gen {
-			c.faults = 0
+	for attempt := 0; ; attempt++ {
+		conn, gen, err := c.current(ctx)
+		if err != nil {
+			return nil, nil, err
 		}
-		c.mu.Unlock()
+		cctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+		r, ex, err := conn.Call(cctx, c.nextID.Add(1), op, args)
+		cancel()
+		var f *Fault
+		switch {
+		case errors.As(err, &f):
+			c.broke(conn, gen, f)
+			if errors.Is(err, errNotSent) && attempt == 0 {
+				continue
+			}
+		case err == nil:
+			c.mu.Lock()
+			if gen == c.gen {
+				c.faults = 0
+			}
+			c.mu.Unlock()
+		}
+		return r, ex, err
 	}
-	return r, ex, err
 }
 
 // current returns the live connection, starting one if the last broke.

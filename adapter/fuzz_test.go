@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -52,4 +53,15 @@ func FuzzParseRequest(f *testing.F) {
 			t.Fatalf("request round trip: %q -> %q", line, again)
 		}
 	})
+}
+
+func TestDeepReplyIsRefused(t *testing.T) {
+	deep := strings.Repeat("[", MaxReplyDepth+10) + strings.Repeat("]", MaxReplyDepth+10)
+	if _, err := decodeReply([]byte(`{"id":1,"ok":` + deep + `}`)); err == nil {
+		t.Fatal("a reply nested past MaxReplyDepth was accepted")
+	}
+	ok := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+	if _, err := decodeReply([]byte(`{"id":1,"ok":` + ok + `}`)); err != nil {
+		t.Fatalf("a 1000-deep reply: %v", err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -40,6 +41,30 @@ func (l *local) Call(ctx context.Context, id int64, op string, args []byte) (r *
 	}
 	ex = &Exchange{Request: line}
 	l.trace.line("->", line)
+	// The handler runs in its own goroutine so that the per-call deadline
+	// holds even for a handler that ignores ctx (the goroutine is abandoned).
+	type result struct {
+		r   *Reply
+		ex  *Exchange
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, ex, err := l.handle(ctx, id, op, args, &Exchange{Request: line})
+		done <- result{r, ex, err}
+	}()
+	select {
+	case res := <-done:
+		return res.r, res.ex, res.err
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, ex, &Fault{Kind: FaultTimeout, Msg: fmt.Sprintf("no reply to %s (id %d) in time", op, id)}
+		}
+		return nil, ex, ctx.Err()
+	}
+}
+
+func (l *local) handle(ctx context.Context, id int64, op string, args []byte, ex *Exchange) (r *Reply, _ *Exchange, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r, err = nil, &Fault{Kind: FaultExit, Msg: fmt.Sprintf("in-process implementation panicked: %v", p)}

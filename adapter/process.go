@@ -29,6 +29,8 @@ type Process struct {
 	cfg    ProcessConfig
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
+	stdout *os.File // read ends, ours alone: Wait never closes them under a reader
+	errOut *os.File
 	stderr *tail
 
 	writeMu sync.Mutex
@@ -38,8 +40,15 @@ type Process struct {
 	lines   map[int64][]byte // reply line for each delivered id
 	dead    chan struct{}    // closed when the connection is over
 	deadErr *Fault
-	exited  chan struct{} // closed once the process has been waited for
+	exited  chan struct{} // closed once the process has exited and been waited for
+
+	stdoutDone, stderrDone chan struct{}
+	partial                []byte // an unterminated last stdout line
 }
+
+// drainWait bounds how long referee waits for the adapter's stdout and
+// stderr to close once the adapter has exited: a grandchild may hold them.
+const drainWait = 500 * time.Millisecond
 
 // StartProcess starts the adapter program. It does not send hello.
 func StartProcess(cfg ProcessConfig) (*Process, error) {
@@ -57,55 +66,69 @@ func StartProcess(cfg ProcessConfig) (*Process, error) {
 	if err != nil {
 		return nil, &Fault{Kind: FaultStart, Msg: "stdin pipe", Err: err}
 	}
-	stdout, err := cmd.StdoutPipe()
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, &Fault{Kind: FaultStart, Msg: "stdout pipe", Err: err}
 	}
-	stderr, err := cmd.StderrPipe()
+	errR, errW, err := os.Pipe()
 	if err != nil {
+		outR.Close()
+		outW.Close()
 		return nil, &Fault{Kind: FaultStart, Msg: "stderr pipe", Err: err}
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close() // the child has its own copies now
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
 		return nil, &Fault{Kind: FaultStart, Msg: fmt.Sprintf("cannot start %q", cfg.Argv[0]), Err: err}
 	}
 	p := &Process{
-		cfg:     cfg,
-		cmd:     cmd,
-		stdin:   stdin,
-		stderr:  newTail(64 << 10),
-		pending: make(map[int64]chan *Reply),
-		lines:   make(map[int64][]byte),
-		dead:    make(chan struct{}),
-		exited:  make(chan struct{}),
+		cfg:        cfg,
+		cmd:        cmd,
+		stdin:      stdin,
+		stdout:     outR,
+		errOut:     errR,
+		stderr:     newTail(64 << 10),
+		pending:    make(map[int64]chan *Reply),
+		lines:      make(map[int64][]byte),
+		dead:       make(chan struct{}),
+		exited:     make(chan struct{}),
+		stdoutDone: make(chan struct{}),
+		stderrDone: make(chan struct{}),
 	}
 	cfg.Trace.event("started %q (pid %d)", cfg.Argv, cmd.Process.Pid)
-	stderrDone := make(chan struct{})
-	go p.copyStderr(stderr, stderrDone)
-	go p.readStdout(stdout, stderrDone)
+	go p.copyStderr()
+	go p.readStdout()
+	go p.wait()
 	return p, nil
 }
 
-func (p *Process) copyStderr(r io.Reader, done chan<- struct{}) {
-	defer close(done)
-	br := bufio.NewReader(r)
+// copyStderr keeps the tail of stderr, traces it and copies it live, in
+// chunks of at most 64 KiB, so a line without a newline cannot exhaust memory.
+func (p *Process) copyStderr() {
+	defer close(p.stderrDone)
+	br := bufio.NewReaderSize(p.errOut, 64<<10)
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			p.stderr.Write(line)
-			p.cfg.Trace.line("!!", bytes.TrimRight(line, "\n"))
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			p.stderr.Write(chunk)
+			p.cfg.Trace.line("!!", bytes.TrimRight(chunk, "\n"))
 			if p.cfg.Stderr != nil {
-				p.cfg.Stderr.Write(line)
+				p.cfg.Stderr.Write(chunk)
 			}
 		}
-		if err != nil {
+		if err != nil && err != bufio.ErrBufferFull {
 			return
 		}
 	}
 }
 
-func (p *Process) readStdout(r io.Reader, stderrDone <-chan struct{}) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var partial []byte // an unterminated last line
+func (p *Process) readStdout() {
+	defer close(p.stdoutDone)
+	br := bufio.NewReaderSize(p.stdout, 64<<10)
 	for {
 		line, err := readLine(br, MaxLine)
 		if errors.Is(err, errLineTooLong) {
@@ -114,16 +137,35 @@ func (p *Process) readStdout(r io.Reader, stderrDone <-chan struct{}) {
 			break
 		}
 		if err != nil {
-			partial = line
+			p.mu.Lock()
+			p.partial = line
+			p.mu.Unlock()
 			break
 		}
 		p.cfg.Trace.line("<-", line)
 		p.deliver(line)
 	}
 	// Drain so the child is never blocked writing to a full pipe.
-	go io.Copy(io.Discard, r)
-	<-stderrDone
+	io.Copy(io.Discard, p.stdout)
+}
+
+// wait reaps the process, lets its output drain (for a bounded time), and
+// ends the connection with the exit as the fault for any call still waiting.
+func (p *Process) wait() {
 	status := exitStatus(p.cmd.Wait(), p.cmd.ProcessState)
+	drain := time.After(drainWait)
+	for _, done := range []chan struct{}{p.stdoutDone, p.stderrDone} {
+		select {
+		case <-done:
+		case <-drain:
+		}
+	}
+	// A grandchild may still hold the pipes: stop reading them.
+	p.stdout.Close()
+	p.errOut.Close()
+	p.mu.Lock()
+	partial := p.partial
+	p.mu.Unlock()
 	if len(partial) > 0 {
 		p.cfg.Trace.line("<-", partial)
 		status += " in the middle of a stdout line"
@@ -220,24 +262,35 @@ func (p *Process) Call(ctx context.Context, id int64, op string, args []byte) (*
 	ch := make(chan *Reply, 1)
 	p.mu.Lock()
 	if p.deadErr != nil {
-		f := p.deadErr
 		p.mu.Unlock()
-		return nil, ex, f
+		return p.notSent(id, ex, errNotSent)
 	}
 	p.pending[id] = ch
 	p.mu.Unlock()
 
-	p.writeMu.Lock()
-	p.cfg.Trace.line("->", line)
-	_, werr := p.stdin.Write(append(line, '\n'))
-	p.writeMu.Unlock()
-	if werr != nil {
-		// The process is going away; its exit is the better explanation.
+	// Write in the background: an adapter that stops reading must not
+	// block the call past its deadline.
+	written := make(chan error, 1)
+	go func() {
+		p.writeMu.Lock()
+		defer p.writeMu.Unlock()
 		select {
 		case <-p.dead:
-		case <-time.After(time.Second):
-			p.fail(&Fault{Kind: FaultExit, Msg: "cannot write to adapter stdin", Err: werr})
+			written <- errNotSent
+			return
+		default:
 		}
+		p.cfg.Trace.line("->", line)
+		_, err := p.stdin.Write(append(line, '\n'))
+		written <- err
+	}()
+	select {
+	case err := <-written:
+		if err != nil {
+			return p.notSent(id, ex, err)
+		}
+	case <-ctx.Done():
+		return p.expire(ctx, id, op, ex)
 	}
 
 	select {
@@ -255,16 +308,42 @@ func (p *Process) Call(ctx context.Context, id int64, op string, args []byte) (*
 		ex.Reply = f.Line
 		return nil, ex, f
 	case <-ctx.Done():
-		p.mu.Lock()
-		delete(p.pending, id)
-		p.mu.Unlock()
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			f := &Fault{Kind: FaultTimeout, Msg: fmt.Sprintf("no reply to %s (id %d) in time", op, id)}
-			p.fail(f)
-			return nil, ex, f
-		}
-		return nil, ex, ctx.Err()
+		return p.expire(ctx, id, op, ex)
 	}
+}
+
+// expire ends a call whose context ended: a timeout is a fault that ends
+// the connection; a cancellation is not a fault.
+func (p *Process) expire(ctx context.Context, id int64, op string, ex *Exchange) (*Reply, *Exchange, error) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		f := &Fault{Kind: FaultTimeout, Msg: fmt.Sprintf("no reply to %s (id %d) in time", op, id)}
+		p.fail(f)
+		return nil, ex, f
+	}
+	return nil, ex, ctx.Err()
+}
+
+// notSent ends a call whose request never reached the adapter, because the
+// connection was already over or the write failed: the fault wraps
+// errNotSent, so the Client may retry it on a new connection.
+func (p *Process) notSent(id int64, ex *Exchange, err error) (*Reply, *Exchange, error) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
+	select {
+	case <-p.dead:
+	case <-time.After(time.Second):
+		p.fail(&Fault{Kind: FaultExit, Msg: "cannot write to adapter stdin", Err: err})
+	}
+	p.mu.Lock()
+	f := *p.deadErr
+	p.mu.Unlock()
+	f.Err = errNotSent
+	ex.Request = nil
+	return nil, ex, &f
 }
 
 // Done is closed when the connection is over: the adapter exited or broke the protocol.
@@ -287,6 +366,9 @@ func (p *Process) Close() error {
 	killProcessGroup(p.cmd) // anything the adapter left behind in its group
 	return nil
 }
+
+// errNotSent marks a fault that happened before the request was written.
+var errNotSent = errors.New("request not sent")
 
 // tail keeps the last n bytes written to it.
 type tail struct {

@@ -3,6 +3,7 @@ package adapter_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -31,7 +32,7 @@ func dial(t *testing.T, cfg adapter.ProcessConfig, opts adapter.Options) *adapte
 }
 
 func TestProcessGood(t *testing.T) {
-	var trace bytes.Buffer
+	var trace lockedBuffer
 	cfg := adaptertest.Process(t, adaptertest.Good)
 	cfg.Trace = adapter.NewTrace(&trace)
 	c := dial(t, cfg, adapter.Options{})
@@ -80,7 +81,7 @@ func TestProcessFaults(t *testing.T) {
 		kind adapter.FaultKind
 		line string // part of the offending line kept as evidence
 	}{
-		{adaptertest.Hang, adapter.FaultTimeout, ""},
+		{adaptertest.Hang, adapter.FaultTimeout, "the per-call timeout"},
 		{adaptertest.CrashMidReply, adapter.FaultExit, `{"id":`},
 		{adaptertest.Garbage, adapter.FaultBadLine, "this is not json"},
 		{adaptertest.Noise, adapter.FaultBadLine, "debug: handling echo"},
@@ -91,7 +92,11 @@ func TestProcessFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
-			c := dial(t, adaptertest.Process(t, tt.mode), adapter.Options{Timeout: 2 * time.Second})
+			timeout := 20 * time.Second // generous: a 17 MiB line under -race is slow
+			if tt.kind == adapter.FaultTimeout {
+				timeout = time.Second
+			}
+			c := dial(t, adaptertest.Process(t, tt.mode), adapter.Options{Timeout: timeout})
 			start := time.Now()
 			for i := 1; i <= 3; i++ {
 				_, ex, err := c.Call(context.Background(), "echo", []byte(`{"n":1}`))
@@ -102,7 +107,7 @@ func TestProcessFaults(t *testing.T) {
 				if f.Kind != tt.kind {
 					t.Fatalf("call %d: fault %s (%v), want %s", i, f.Kind, f, tt.kind)
 				}
-				if !strings.Contains(string(f.Line), tt.line) {
+				if tt.kind != adapter.FaultTimeout && !strings.Contains(string(f.Line), tt.line) {
 					t.Errorf("call %d: offending line %.80q lacks %q", i, f.Line, tt.line)
 				}
 				if len(f.Line) > 4096 {
@@ -121,15 +126,33 @@ func TestProcessFaults(t *testing.T) {
 			if _, _, err := c.Call(context.Background(), "echo", nil); !errors.Is(err, adapter.ErrGaveUp) {
 				t.Errorf("call after giving up: %v, want ErrGaveUp", err)
 			}
-			if d := time.Since(start); d > 15*time.Second {
-				t.Errorf("three faults took %s", d)
+			if d := time.Since(start); tt.kind == adapter.FaultTimeout && d > 10*time.Second {
+				t.Errorf("three 1s timeouts took %s", d)
 			}
 		})
 	}
 }
 
+// lockedBuffer is a bytes.Buffer safe for the trace's writers and the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 func TestRestartReplaysHello(t *testing.T) {
-	var trace bytes.Buffer
+	var trace lockedBuffer
 	cfg := adaptertest.Process(t, adaptertest.CrashOnce)
 	cfg.Trace = adapter.NewTrace(&trace)
 	c := dial(t, cfg, adapter.Options{})
@@ -235,18 +258,20 @@ func TestCancelIsNotAFault(t *testing.T) {
 
 func TestExitBetweenCallsIsNotChargedToTheNextCall(t *testing.T) {
 	c := dial(t, adaptertest.Process(t, adaptertest.ExitAfterReply), adapter.Options{})
-	for i := range 3 {
+	for i := range 5 {
 		if i > 0 {
-			// Let the exit be seen, as it would between two checks.
-			time.Sleep(100 * time.Millisecond)
+			// The adapter exits once it has answered: give it time to be gone,
+			// as between two checks (a request written while it is still
+			// exiting is in flight, and a crash then is that call's fault).
+			time.Sleep(300 * time.Millisecond)
 		}
 		r, _, err := c.Call(context.Background(), "echo", []byte(`{"n":1}`))
 		if err != nil || r.OK.String() != `{"n":1}` {
 			t.Fatalf("call %d: %v, %v (an exit between calls must not fail the next one)", i, r, err)
 		}
 	}
-	if c.Restarts() != 2 {
-		t.Errorf("restarts = %d, want 2", c.Restarts())
+	if c.Restarts() != 4 {
+		t.Errorf("restarts = %d, want 4", c.Restarts())
 	}
 }
 
@@ -259,5 +284,40 @@ func TestRestartWithAnotherHelloIsAFault(t *testing.T) {
 	var f *adapter.Fault
 	if !errors.As(err, &f) || f.Kind != adapter.FaultHello || !strings.Contains(f.Msg, "differs from the first") {
 		t.Fatalf("call after a restart with another hello: %v", err)
+	}
+}
+
+// TestBlockedWriteTimesOut sends a request far larger than a pipe's buffer
+// to an adapter that has stopped reading: the call must end at its timeout.
+func TestBlockedWriteTimesOut(t *testing.T) {
+	c := dial(t, adaptertest.Process(t, adaptertest.NoRead), adapter.Options{Timeout: 500 * time.Millisecond})
+	big := []byte(`{"pad":"` + strings.Repeat("x", 4<<20) + `"}`)
+	start := time.Now()
+	_, _, err := c.Call(context.Background(), "echo", big)
+	var f *adapter.Fault
+	if !errors.As(err, &f) || f.Kind != adapter.FaultTimeout {
+		t.Fatalf("err = %v, want a timeout fault", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a blocked write took %s with a 500ms timeout", d)
+	}
+}
+
+type blockingHandler struct{ echoHandler }
+
+func (blockingHandler) Handle(ctx context.Context, op string, args []byte) (json.RawMessage, *adapter.Error) {
+	select {} // ignores ctx, as a broken implementation might
+}
+
+func TestInProcessTimeout(t *testing.T) {
+	c, err := adapter.Dial(context.Background(), adapter.InProcess(blockingHandler{}), "test", adapter.Options{Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err = c.Call(context.Background(), "echo", nil)
+	var f *adapter.Fault
+	if !errors.As(err, &f) || f.Kind != adapter.FaultTimeout || time.Since(start) > 3*time.Second {
+		t.Fatalf("err = %v after %s, want a timeout fault at 200ms", err, time.Since(start))
 	}
 }

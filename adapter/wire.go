@@ -16,6 +16,10 @@ const Protocol = "referee-adapter/1"
 // MaxLine is the longest stdout line an adapter may write, newline excluded.
 const MaxLine = 16 << 20
 
+// MaxReplyDepth is the deepest nesting a reply may have: deeper is a fault,
+// so no suite walks a value deep enough to exhaust the stack.
+const MaxReplyDepth = 100_000
+
 // Hello is what an adapter says about itself in reply to the hello request.
 type Hello struct {
 	Name        string   `json:"name"`
@@ -124,7 +128,7 @@ func MarshalArgs(v any) ([]byte, error) {
 // decodeReply parses one reply line strictly: an object with an integer id and
 // exactly one of ok and err, where err is an object.
 func decodeReply(line []byte) (*Reply, error) {
-	v, err := canon.Parse(line, canon.ReadOptions{})
+	v, err := canon.Parse(line, canon.ReadOptions{MaxDepth: MaxReplyDepth})
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}

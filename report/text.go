@@ -49,7 +49,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			tag = magenta("ERROR")
 		}
 		if c.Reason != "" {
-			p.line("%s %s  %s", tag, c.ID, faint(c.Reason))
+			p.line("%s %s  %s", tag, c.ID, faint(quote(c.Reason)))
 		} else {
 			p.line("%s %s", tag, c.ID)
 		}
@@ -172,7 +172,7 @@ func evidenceLines(c Check, withStderr bool) []string {
 	if withStderr && e.Stderr != "" {
 		out = append(out, "adapter stderr (last lines):")
 		for _, l := range lastLines(e.Stderr, 5) {
-			out = append(out, "  "+l)
+			out = append(out, "  "+quote(l))
 		}
 	}
 	if e.Repro != "" {

@@ -44,6 +44,7 @@ const (
 	Concurrent      = "concurrent"        // concurrency 4; echo replies out of order
 	ExitAfterReply  = "exit-after-reply"  // answers echo, then exits 0 at once
 	NewHello        = "new-hello"         // like crash-once, but says another name after the restart (needs StateFile)
+	NoRead          = "no-read"           // answers hello, then never reads stdin again
 )
 
 // MaybeRunFake runs the fake adapter and exits if this process was started
@@ -68,8 +69,9 @@ func Process(tb testing.TB, mode string) adapter.ProcessConfig {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	env := append(os.Environ(), modeVar+"="+mode, modeVar+"_STATE="+tb.TempDir()+"/state")
-	return adapter.ProcessConfig{Argv: []string{exe, "-test.run=^$"}, Env: env, Grace: 500 * time.Millisecond}
+	// GORACE: a race-enabled fake would otherwise linger a second after it exits.
+	env := append(os.Environ(), modeVar+"="+mode, modeVar+"_STATE="+tb.TempDir()+"/state", "GORACE=atexit_sleep_ms=0")
+	return adapter.ProcessConfig{Argv: []string{exe, "-test.run=^$"}, Env: env, Grace: 2 * time.Second}
 }
 
 type request struct {
@@ -120,9 +122,15 @@ func runFake(mode, state string, extra []string) int {
 			r.Op = "echo"
 		}
 		fmt.Fprintf(os.Stderr, "fake: got %s\n", r.Op)
+		if mode == NoRead && r.Op != "hello" {
+			time.Sleep(time.Hour)
+		}
 		switch {
 		case r.Op == "hello":
 			say(`{"id":%d,"ok":{"name":%q,"version":"0.0.1","ops":%s,"concurrency":%d}}`, r.ID, name, ops, concurrency)
+			if mode == NoRead {
+				time.Sleep(time.Hour)
+			}
 		case r.Op == "fail":
 			say(`{"id":%d,"err":{"code":"nope","message":"fails on purpose","extra":[1,2]}}`, r.ID)
 		case r.Op == "slow":

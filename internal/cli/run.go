@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -156,6 +158,9 @@ func (o *runOptions) validate(def *suiteDef) error {
 	if o.timeout <= 0 {
 		return usageError("--timeout must be positive")
 	}
+	if o.parallel < 0 {
+		return usageError("--parallel %d: want a positive number, or 0 for the adapter's concurrency", o.parallel)
+	}
 	if o.url != "" {
 		u, err := url.Parse(o.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -230,7 +235,12 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 		return err
 	}
 	if def.after != nil {
-		if err := def.after(run, impl); err != nil {
+		if err := def.after(run, impl, len(checks) == len(suite.Checks)); err != nil {
+			if code := rep.ExitCode(); code != report.ExitOK {
+				// The run's own verdict stands; say why the file was not written.
+				fmt.Fprintf(e.stderr, "referee: %v\n", err)
+				return &exitError{code: code}
+			}
 			return &exitError{code: report.ExitUsage, err: err}
 		}
 	}
@@ -420,20 +430,43 @@ func isTerminal(w io.Writer) bool {
 	return isatty.IsTerminal(f.Fd())
 }
 
-// prefixWriter prefixes every write (one line each, as the adapter's stderr
-// copier writes them) with prefix.
+// prefixWriter starts every line written through it with prefix; lines may
+// arrive in several writes.
 func prefixWriter(w io.Writer, prefix string) io.Writer {
-	return writerFunc(func(b []byte) (int, error) {
-		if _, err := io.WriteString(w, prefix+string(b)); err != nil {
-			return 0, err
-		}
-		return len(b), nil
-	})
+	return &prefixed{w: w, prefix: prefix, atStart: true}
 }
 
-type writerFunc func([]byte) (int, error)
+type prefixed struct {
+	mu      sync.Mutex
+	w       io.Writer
+	prefix  string
+	atStart bool
+}
 
-func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+func (p *prefixed) Write(b []byte) (int, error) {
+	n := len(b)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []byte
+	for len(b) > 0 {
+		if p.atStart {
+			out = append(out, p.prefix...)
+		}
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			out = append(out, b...)
+			p.atStart = false
+			break
+		}
+		out = append(out, b[:i+1]...)
+		b = b[i+1:]
+		p.atStart = true
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
 
 func lastLinesText(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")

@@ -35,7 +35,8 @@ type suiteDef struct {
 	// flags, if set, adds the suite's own flags to `run SUITE`.
 	flags func(f *pflag.FlagSet)
 	// after, if set, runs when the run is over, to write the suite's files.
-	after func(run *check.Run, impl report.Implementation) error
+	// full says whether every check of the suite was selected.
+	after func(run *check.Run, impl report.Implementation, full bool) error
 	// adapterContext, if set, returns hello args and environment variables
 	// an adapter of this suite needs (called after load).
 	adapterContext func() (hello map[string]string, env []string)
@@ -207,7 +208,7 @@ verification vectors; --results DIR writes the native report.json there.`,
 			}
 			return args
 		},
-		after: func(run *check.Run, impl report.Implementation) error {
+		after: func(run *check.Run, impl report.Implementation, full bool) error {
 			if results != "" {
 				if err := os.MkdirAll(results, 0o755); err != nil {
 					return fmt.Errorf("--results: %w", err)
@@ -215,6 +216,9 @@ verification vectors; --results DIR writes the native report.json there.`,
 				if err := writeJSONFile(filepath.Join(results, "report.json"), fablepool.Native(run)); err != nil {
 					return fmt.Errorf("--results: %w", err)
 				}
+			}
+			if record != "" && (!run.Complete || !full) {
+				return fmt.Errorf("--record: not written: ground truth comes only from a complete run of every check (this run was %s)", map[bool]string{true: "a selection", false: "incomplete"}[run.Complete])
 			}
 			if record != "" && rec != nil && cp != nil {
 				name := impl.Name
@@ -230,12 +234,18 @@ verification vectors; --results DIR writes the native report.json there.`,
 	}
 }
 
+// writeJSONFile writes v as indented JSON, through a temporary file renamed
+// into place, so a failed write never leaves half a file.
 func writeJSONFile(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func cdcDef() *suiteDef {

@@ -176,3 +176,13 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 	})
 }
+
+// TestDeepPayload decodes a payload nested millions deep: it is
+// invalid_message, not a stack overflow.
+func TestDeepPayload(t *testing.T) {
+	n := 3_000_000
+	payload := strings.Repeat("[", n) + strings.Repeat("]", n)
+	if _, err := DecodeMessage([]byte(payload)); !isCode(err, CodeInvalidMessage) {
+		t.Fatalf("err = %v", err)
+	}
+}

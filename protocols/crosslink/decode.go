@@ -49,16 +49,27 @@ func Text(payload []byte) ([]byte, bool) {
 }
 
 // Depth returns the greatest nesting depth in v: the top level is depth 0
-// and each container adds one for its members.
+// and each container adds one for its members. It walks without recursion,
+// so a value nested millions deep cannot exhaust the stack.
 func Depth(v canon.Value) int {
-	d := 0
-	for _, e := range v.Elems {
-		d = max(d, 1+Depth(e))
+	type item struct {
+		v *canon.Value
+		d int
 	}
-	for _, m := range v.Members {
-		d = max(d, 1+Depth(m.Value))
+	deepest := 0
+	stack := []item{{&v, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		deepest = max(deepest, it.d)
+		for i := range it.v.Elems {
+			stack = append(stack, item{&it.v.Elems[i], it.d + 1})
+		}
+		for i := range it.v.Members {
+			stack = append(stack, item{&it.v.Members[i].Value, it.d + 1})
+		}
 	}
-	return d
+	return deepest
 }
 
 func member(v canon.Value, key string) (canon.Value, bool) {
