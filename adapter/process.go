@@ -153,11 +153,12 @@ func (p *Process) readStdout() {
 // ends the connection with the exit as the fault for any call still waiting.
 func (p *Process) wait() {
 	status := exitStatus(p.cmd.Wait(), p.cmd.ProcessState)
-	drain := time.After(drainWait)
+	drain, cancel := context.WithTimeout(context.Background(), drainWait)
+	defer cancel()
 	for _, done := range []chan struct{}{p.stdoutDone, p.stderrDone} {
 		select {
 		case <-done:
-		case <-drain:
+		case <-drain.Done(): // stays closed, unlike a timer's channel
 		}
 	}
 	// A grandchild may still hold the pipes: stop reading them.
