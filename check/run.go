@@ -114,7 +114,7 @@ func runOne(ctx context.Context, client *adapter.Client, c *Check, opt Options) 
 	}
 	s := &Session{client: client}
 	start := time.Now()
-	o := c.Run(ctx, s)
+	o := runGuarded(ctx, c, s)
 	res.Duration = time.Since(start)
 	if s.fault != nil && o.Status != Error {
 		// A check must not pass or fail on a broken exchange.
@@ -139,6 +139,17 @@ func runOne(ctx context.Context, client *adapter.Client, c *Check, opt Options) 
 		res.Evidence.Repro = opt.Repro(c.ID, s.exchanges)
 	}
 	return res
+}
+
+// runGuarded runs a check, turning a panic in its code into an error
+// result rather than the end of the whole run.
+func runGuarded(ctx context.Context, c *Check, s *Session) (o Outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			o = Outcome{Status: Error, Reason: fmt.Sprintf("referee's check panicked (a bug in referee): %v", p)}
+		}
+	}()
+	return c.Run(ctx, s)
 }
 
 func notRun(res Result, why string) Result {
