@@ -6,7 +6,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/protocols/cgp"
 )
+
+func profileVersion(m *corpus.Manifest) string {
+	for _, mem := range m.Meta {
+		if mem.Key == "protocol_version" {
+			return mem.Value.Str
+		}
+	}
+	return ""
+}
 
 func newCorpusCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
@@ -41,6 +51,17 @@ func newCorpusCmd(e *env) *cobra.Command {
 			}
 			if c.Manifest == nil {
 				return usageError("corpus %s: no %s to verify against (write one with referee corpus lock)", args[0], corpus.ManifestName)
+			}
+			if cgp.IsProfileManifest(c.Manifest.Meta) {
+				// A Context Graph fixture profile: its manifest's own rules too.
+				var problems []corpus.Problem
+				for _, p := range cgp.CheckProfileManifest(c.Manifest.Meta) {
+					problems = append(problems, corpus.Problem{Path: corpus.ManifestName, Msg: p})
+				}
+				if len(problems) > 0 {
+					return &corpus.Error{Corpus: args[0], Problems: problems}
+				}
+				fmt.Fprintf(e.stdout, "corpus %s: a Context Graph fixture profile for %s\n", args[0], profileVersion(c.Manifest))
 			}
 			fmt.Fprintf(e.stdout, "corpus %s: %d files match %s (%s)\n", args[0], len(c.Files()), corpus.ManifestName, c.Digest)
 			return nil
