@@ -172,6 +172,11 @@ func flipSignature(lease canon.Value) canon.Value {
 
 // editPurpose appends a space to manifest.intent.purpose.
 func editPurpose(lease canon.Value) canon.Value {
+	return mapPurpose(lease, func(p string) string { return p + " " })
+}
+
+// mapPurpose returns a copy of lease with f applied to manifest.intent.purpose.
+func mapPurpose(lease canon.Value, f func(string) string) canon.Value {
 	v, _ := canon.Parse([]byte(lease.String()), canon.ReadOptions{})
 	for i := range v.Members {
 		if v.Members[i].Key != "manifest" {
@@ -184,7 +189,7 @@ func editPurpose(lease canon.Value) canon.Value {
 			in := &v.Members[i].Value.Members[j].Value
 			for k := range in.Members {
 				if in.Members[k].Key == "purpose" {
-					in.Members[k].Value.Str += " "
+					in.Members[k].Value.Str = f(in.Members[k].Value.Str)
 				}
 			}
 		}

@@ -283,26 +283,7 @@ func stripPlanted(v canon.Value) canon.Value {
 	return out
 }
 
-func trimPurpose(lease canon.Value) canon.Value {
-	v, _ := canon.Parse([]byte(lease.String()), canon.ReadOptions{})
-	for i := range v.Members {
-		if v.Members[i].Key != "manifest" {
-			continue
-		}
-		for j := range v.Members[i].Value.Members {
-			if v.Members[i].Value.Members[j].Key != "intent" {
-				continue
-			}
-			in := &v.Members[i].Value.Members[j].Value
-			for k := range in.Members {
-				if in.Members[k].Key == "purpose" {
-					in.Members[k].Value.Str = strings.TrimSpace(in.Members[k].Value.Str)
-				}
-			}
-		}
-	}
-	return v
-}
+func trimPurpose(lease canon.Value) canon.Value { return mapPurpose(lease, strings.TrimSpace) }
 
 // invertL1 flags L1 exactly where the real rule does not.
 func invertL1(lease canon.Value, found []pc.Finding) []pc.Finding {

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"regexp"
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
@@ -103,8 +102,6 @@ type Limit struct {
 	Doc          string
 }
 
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-
 // ReadCorpus reads a corpus in the upstream layout, with referee's two
 // extra files when present. A version other than 1 is an error.
 func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
@@ -122,10 +119,10 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 	if err := readFile(c, MessagesFile, &messages.Version, &messages); err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
+	seen := corpus.Names{}
 	for i, m := range messages.Cases {
 		where := fmt.Sprintf("corpus %s: %s: case %d (%q)", c.Name, MessagesFile, i, m.Name)
-		if err := checkName(m.Name, seen); err != nil {
+		if err := seen.Add(m.Name); err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if len(m.Obj) == 0 || m.Canonical == nil || m.FrameHex == nil {
@@ -154,10 +151,10 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 	if err := readFile(c, InvalidFile, &invalid.Version, &invalid); err != nil {
 		return nil, err
 	}
-	seen = map[string]bool{}
+	seen = corpus.Names{}
 	for i, n := range invalid.Cases {
 		where := fmt.Sprintf("corpus %s: %s: case %d (%q)", c.Name, InvalidFile, i, n.Name)
-		if err := checkName(n.Name, seen); err != nil {
+		if err := seen.Add(n.Name); err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		payload, err := payloadOf(n.UTF8, n.Hex)
@@ -187,10 +184,10 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 		if err := readFile(c, DecodeFile, &doc.Version, &doc); err != nil {
 			return nil, err
 		}
-		seen = map[string]bool{}
+		seen = corpus.Names{}
 		for i, d := range doc.Cases {
 			where := fmt.Sprintf("corpus %s: %s: case %d (%q)", c.Name, DecodeFile, i, d.Name)
-			if err := checkName(d.Name, seen); err != nil {
+			if err := seen.Add(d.Name); err != nil {
 				return nil, fmt.Errorf("%s: %w", where, err)
 			}
 			payload, err := payloadOf(d.UTF8, d.Hex)
@@ -217,10 +214,10 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 		if err := readFile(c, LimitsFile, &doc.Version, &doc); err != nil {
 			return nil, err
 		}
-		seen = map[string]bool{}
+		seen = corpus.Names{}
 		for i, l := range doc.Cases {
 			where := fmt.Sprintf("corpus %s: %s: case %d (%q)", c.Name, LimitsFile, i, l.Name)
-			if err := checkName(l.Name, seen); err != nil {
+			if err := seen.Add(l.Name); err != nil {
 				return nil, fmt.Errorf("%s: %w", where, err)
 			}
 			if l.Error != "" && !xl.IsCode(l.Error) {
@@ -247,17 +244,6 @@ func readFile(c *corpus.Corpus, name string, version *int, v any) error {
 	if *version != 1 {
 		return fmt.Errorf("corpus %s: %s: version %d, want 1", c.Name, name, *version)
 	}
-	return nil
-}
-
-func checkName(name string, seen map[string]bool) error {
-	switch {
-	case !namePattern.MatchString(name):
-		return fmt.Errorf("name must be lowercase letters, digits, '.', '_' and '-'")
-	case seen[name]:
-		return fmt.Errorf("duplicate name")
-	}
-	seen[name] = true
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 
 	"github.com/refereehq/referee/corpus"
 )
@@ -116,8 +115,6 @@ type RecordedOp struct {
 // RecordedFormat is the format name of recorded.json.
 const RecordedFormat = "fablepool-recorded/draft-1"
 
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-
 // ReadCorpus reads the three vector files and, when present, recorded.json.
 func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 	out := &Corpus{}
@@ -183,10 +180,10 @@ func (cp *Corpus) validate(c *corpus.Corpus) error {
 	where := func(file string, i int, name string) string {
 		return fmt.Sprintf("corpus %s: %s: vector %d (%q)", c.Name, file, i, name)
 	}
-	seen := map[string]bool{}
+	seen := corpus.Names{}
 	for i, v := range cp.Canonicalization {
 		w := where(CanonicalizationFile, i, v.Name)
-		if err := checkName(v.Name, seen); err != nil {
+		if err := seen.Add(v.Name); err != nil {
 			return fmt.Errorf("%s: %w", w, err)
 		}
 		if (len(v.Input) == 0) == (v.InputText == nil) {
@@ -202,10 +199,10 @@ func (cp *Corpus) validate(c *corpus.Corpus) error {
 			return fmt.Errorf("%s: canonical_sha256 disagrees with canonical", w)
 		}
 	}
-	seen = map[string]bool{}
+	seen = corpus.Names{}
 	for i, v := range cp.Signing {
 		w := where(SigningFile, i, v.Name)
-		if err := checkName(v.Name, seen); err != nil {
+		if err := seen.Add(v.Name); err != nil {
 			return fmt.Errorf("%s: %w", w, err)
 		}
 		for field, h := range map[string]string{"seed": v.Seed, "message_hex": v.MessageHex, "public_key": v.PublicKey, "signature": v.Signature, "tampered_message_hex": v.TamperedMessageHex, "tampered_signature": v.TamperedSignature} {
@@ -223,10 +220,10 @@ func (cp *Corpus) validate(c *corpus.Corpus) error {
 	if s, err := hex.DecodeString(cp.Scenarios.Seed); err != nil || len(s) != 32 {
 		return fmt.Errorf("corpus %s: %s: seed is not 32 bytes of hex", c.Name, ScenariosFile)
 	}
-	seen = map[string]bool{}
+	seen = corpus.Names{}
 	for i, s := range cp.Scenarios.Vectors {
 		w := where(ScenariosFile, i, s.Name)
-		if err := checkName(s.Name, seen); err != nil {
+		if err := seen.Add(s.Name); err != nil {
 			return fmt.Errorf("%s: %w", w, err)
 		}
 		switch {
@@ -245,16 +242,5 @@ func (cp *Corpus) validate(c *corpus.Corpus) error {
 			}
 		}
 	}
-	return nil
-}
-
-func checkName(name string, seen map[string]bool) error {
-	switch {
-	case !namePattern.MatchString(name):
-		return fmt.Errorf("name must be lowercase letters, digits, '.', '_' and '-'")
-	case seen[name]:
-		return fmt.Errorf("duplicate name")
-	}
-	seen[name] = true
 	return nil
 }
