@@ -237,7 +237,7 @@ mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1000 }'; }
 
 up_mb=$(mb "${kb[upstream]}")
 echo
-echo "cdc benchmark: medians of $RUNS runs; $(nproc) cores, node $(node --version), ajv 8.20.0, $(go env GOVERSION)"
+echo "cdc benchmark: medians of $RUNS run(s); $(nproc) cores, node $(node --version), ajv 8.20.0, $(go env GOVERSION)"
 printf '%-46s %7s %8s %10s %8s\n' "" "wall s" "peak MB" "speed-up" "memory"
 row "upstream runner + Ajv adapter, 1.0.2" "${wall[upstream]}" "$up_mb" "${wall[upstream]}" "$up_mb"
 row "referee, built-in adapter, 1.0.2" "${wall[builtin]}" "$(mb "${kb[builtin]}")" "${wall[upstream]}" "$up_mb"
