@@ -24,6 +24,9 @@ type Check struct {
 	ID    string   // stable, hierarchical, from corpus names: "jcs/numbers/1e21"
 	Doc   string   // what it proves, in one sentence
 	Needs []string // adapter ops it calls; it is not-checked if any is not offered
+	// MissingReason, if set, is the not-checked reason when an op in Needs is
+	// not offered, instead of "adapter offers no <op>".
+	MissingReason string
 	// Explain says, in a few lines, what the check sends and what it expects.
 	Explain string
 	Run     func(ctx context.Context, s *Session) Outcome

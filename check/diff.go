@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Diff locates the first difference between expected and actual bytes.
@@ -76,10 +77,19 @@ func spaced(h string) string {
 // ClipLen is how much of a long value Clip keeps.
 const ClipLen = 300
 
-// Clip shortens s to ClipLen bytes for evidence, saying how long it was.
+// Clip shortens s to about ClipLen bytes for evidence, at a character
+// boundary, saying how long it was.
 func Clip(s string) string {
 	if len(s) <= ClipLen {
 		return s
 	}
-	return fmt.Sprintf("%s... (%d characters in all)", s[:ClipLen], len(s))
+	cut := ClipLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes in all)", s[:cut], len(s))
 }
+
+// OneLine joins s's lines and runs of white space into single spaces, for
+// a check's one-line doc.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

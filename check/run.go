@@ -103,6 +103,9 @@ func runOne(ctx context.Context, client *adapter.Client, c *Check, opt Options) 
 	for _, op := range c.Needs {
 		if !client.Offers(op) {
 			res.Status, res.Reason = NotChecked, "adapter offers no "+op
+			if c.MissingReason != "" {
+				res.Reason = c.MissingReason
+			}
 			return res
 		}
 	}

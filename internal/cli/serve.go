@@ -23,7 +23,7 @@ over HTTP with --http ADDR.`,
   referee serve jcs --http 127.0.0.1:8785`,
 	}
 	for _, def := range suiteDefs() {
-		var mode, addr string
+		var mode, addr, corpusDir string
 		c := &cobra.Command{
 			Use:   def.name,
 			Short: "Serve the built-in " + def.name + " implementation",
@@ -31,6 +31,11 @@ over HTTP with --http ADDR.`,
   referee serve %[1]s --http 127.0.0.1:8785 & referee run %[1]s --url http://127.0.0.1:8785/`, def.name),
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
+				// Load the suite first: a suite whose implementation needs the
+				// corpus (cdc: the schemas) gets it from --corpus.
+				if _, err := def.load(corpusDir); err != nil {
+					return err
+				}
 				h, err := def.reference(mode)
 				if err != nil {
 					return usageError("%v", err)
@@ -52,6 +57,7 @@ over HTTP with --http ADDR.`,
 			},
 		}
 		c.Flags().StringVar(&mode, "mode", "", "serve a deliberately broken `MODE`: "+strings.Join(modeNames(def), ", "))
+		c.Flags().StringVar(&corpusDir, "corpus", "", "the corpus in `DIR`, for a suite that needs one (cdc)")
 		c.Flags().StringVar(&addr, "http", "", "serve over HTTP on `ADDR` (e.g. 127.0.0.1:8785) instead of stdio")
 		cmd.AddCommand(c)
 	}

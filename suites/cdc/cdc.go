@@ -7,6 +7,7 @@ package cdc
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 
 	"github.com/refereehq/referee/check"
@@ -68,7 +69,9 @@ func (cp *Corpus) Native(run *check.Run) *NativeReport {
 		}
 		switch r.Status {
 		case check.Fail:
-			out.Failures = append(out.Failures, r.Reason)
+			if !slices.Contains(out.Failures, r.Reason) { // upstream records a run-wide failure once
+				out.Failures = append(out.Failures, r.Reason)
+			}
 		case check.Error:
 			out.Failures = append(out.Failures, r.ID+": error: "+r.Reason)
 		}

@@ -149,9 +149,9 @@ func validCheck(f Fixture) check.Check {
 func invalidCheck(rel Release, f Fixture) check.Check {
 	return check.Check{
 		ID:      "cdc/invalid/" + f.Name(),
-		Doc:     "invalid/" + f.File + " is refused: " + check.Clip(f.Reason),
+		Doc:     "invalid/" + f.File + " is refused: " + check.Clip(check.OneLine(f.Reason)),
 		Needs:   []string{OpValidate},
-		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid/%s>}\nexpects: valid false (%s)", f.Shape, f.File, check.Clip(f.Reason)),
+		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid/%s>}\nexpects: valid false (%s)", f.Shape, f.File, check.Clip(check.OneLine(f.Reason))),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			if f.Reason == "" {
 				return check.Failed("invalid/"+f.File+": no .reason file. An invalid fixture without a stated reason is untestable folklore.", "a .reason", "none")
@@ -306,25 +306,15 @@ func canonicalise(ctx context.Context, s *check.Session, args any, name string) 
 	return r.OK.Str, check.Outcome{}, true
 }
 
-func offersOr(s *check.Session, reason string, ops ...string) (check.Outcome, bool) {
-	for _, op := range ops {
-		if !s.Offers(op) {
-			return check.Skipped(reason), false
-		}
-	}
-	return check.Outcome{}, true
-}
 
 func canonVectorCheck(v CanonVector) check.Check {
 	return check.Check{
-		ID:      "cdc/canonical/" + v.Name,
-		Doc:     "canonical bytes of " + v.Name + ": " + check.Clip(v.Why),
-		Needs:   []string{OpValidate},
-		Explain: fmt.Sprintf("sends: canonicalise {\"value\": %s}\nexpects: text whose SHA-256 is %s (%s)", check.Clip(string(v.Value)), v.SHA256, check.Clip(v.Canonical)),
+		ID:            "cdc/canonical/" + v.Name,
+		Doc:           "canonical bytes of " + v.Name + ": " + check.Clip(check.OneLine(v.Why)),
+		Needs:         []string{OpCanonicalise},
+		MissingReason: notCanonical,
+		Explain:       fmt.Sprintf("sends: canonicalise {\"value\": %s}\nexpects: text whose SHA-256 is %s (%s)", check.Clip(string(v.Value)), v.SHA256, check.Clip(v.Canonical)),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			if o, ok := offersOr(s, notCanonical, OpCanonicalise); !ok {
-				return o
-			}
 			text, o, ok := canonicalise(ctx, s, map[string]json.RawMessage{"value": v.Value}, v.Name)
 			if !ok {
 				return o
@@ -344,14 +334,12 @@ func canonVectorCheck(v CanonVector) check.Check {
 
 func jcsCheck(j JCSCase) check.Check {
 	return check.Check{
-		ID:      "cdc/canonical/jcs/" + j.File,
-		Doc:     "canonical bytes of RFC 8785's " + j.File + " test data",
-		Needs:   []string{OpValidate},
-		Explain: "sends: canonicalise of conformance/jcs/input/" + j.File + ".json\nexpects: the bytes of conformance/jcs/outhex/" + j.File + ".txt",
+		ID:            "cdc/canonical/jcs/" + j.File,
+		Doc:           "canonical bytes of RFC 8785's " + j.File + " test data",
+		Needs:         []string{OpCanonicalise},
+		MissingReason: notCanonical,
+		Explain:       "sends: canonicalise of conformance/jcs/input/" + j.File + ".json\nexpects: the bytes of conformance/jcs/outhex/" + j.File + ".txt",
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			if o, ok := offersOr(s, notCanonical, OpCanonicalise); !ok {
-				return o
-			}
 			r, err := s.Call(ctx, OpCanonicalise, map[string]json.RawMessage{"value": j.Input})
 			if err != nil {
 				return check.Broke(err)
@@ -380,14 +368,12 @@ func mustFailCheck(name, construct, why string) check.Check {
 	}
 	args := map[string]any{"value": map[string]any{"x": nil}, "nonfinite": map[string]string{"path": "/x", "value": value}}
 	return check.Check{
-		ID:      "cdc/canonical/" + name,
-		Doc:     "canonicalising a " + value + " must fail: " + check.Clip(why),
-		Needs:   []string{OpValidate},
-		Explain: `sends: canonicalise {"value": {"x": null}, "nonfinite": {"path": "/x", "value": "` + value + `"}}` + "\nexpects: err (the adapter puts its language's " + value + " at /x)",
+		ID:            "cdc/canonical/" + name,
+		Doc:           "canonicalising " + value + " must fail: " + check.Clip(check.OneLine(why)),
+		Needs:         []string{OpCanonicalise},
+		MissingReason: notCanonical,
+		Explain:       `sends: canonicalise {"value": {"x": null}, "nonfinite": {"path": "/x", "value": "` + value + `"}}` + "\nexpects: err (the adapter puts its language's " + value + " at /x)",
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			if o, ok := offersOr(s, notCanonical, OpCanonicalise); !ok {
-				return o
-			}
 			r, err := s.Call(ctx, OpCanonicalise, args)
 			if err != nil {
 				return check.Broke(err)

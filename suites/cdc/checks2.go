@@ -93,14 +93,12 @@ func narrowBehaviourCheck(v NarrowVector) check.Check {
 		expect = fmt.Sprintf("refusals %v", setOf(v.Refusals))
 	}
 	return check.Check{
-		ID:      "cdc/narrowing/" + v.Name,
-		Doc:     "narrowing " + v.Name + ": " + check.Clip(v.Why),
-		Needs:   []string{OpValidate},
-		Explain: "sends: narrow {\"declared\", \"parent\"} of the vector\nexpects: " + expect,
+		ID:            "cdc/narrowing/" + v.Name,
+		Doc:           "narrowing " + v.Name + ": " + check.Clip(check.OneLine(v.Why)),
+		Needs:         []string{OpNarrow},
+		MissingReason: notNarrowing,
+		Explain:       "sends: narrow {\"declared\", \"parent\"} of the vector\nexpects: " + expect,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			if o, ok := offersOr(s, notNarrowing, OpNarrow); !ok {
-				return o
-			}
 			if !s.Offers(OpCanonicalise) {
 				return check.Failed(narrowNeeds, "canonicalise offered", "narrow without canonicalise")
 			}
@@ -203,12 +201,9 @@ func signatureChecks(key string, v SignatureVector) []check.Check {
 	declared, _ := pc.Member(v.Lease, "declared_hash")
 	verify := func(sub, doc string, lease canon.Value, want bool, failMsg string) check.Check {
 		return check.Check{
-			ID: id + "/" + sub, Doc: doc, Needs: []string{OpValidate},
+			ID: id + "/" + sub, Doc: doc, Needs: []string{OpHash, OpVerify}, MissingReason: notSignatures,
 			Explain: fmt.Sprintf("sends: verify {\"lease\", \"key_hex\": %q}\nexpects: %v", key, want),
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
-				if o, ok := offersOr(s, notSignatures, OpHash, OpVerify); !ok {
-					return o
-				}
 				r, err := s.Call(ctx, OpVerify, map[string]any{"lease": json.RawMessage(lease.String()), "key_hex": key})
 				if err != nil {
 					return check.Broke(err)
@@ -239,12 +234,9 @@ func signatureChecks(key string, v SignatureVector) []check.Check {
 			},
 		},
 		{
-			ID: id + "/hash", Doc: "hash of " + v.Name + "'s declaration equals the lease's declared_hash", Needs: []string{OpValidate},
+			ID: id + "/hash", Doc: "hash of " + v.Name + "'s declaration equals the lease's declared_hash", Needs: []string{OpHash, OpVerify}, MissingReason: notSignatures,
 			Explain: "sends: hash {\"value\": <the declaration>}\nexpects: " + declared.Str,
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
-				if o, ok := offersOr(s, notSignatures, OpHash, OpVerify); !ok {
-					return o
-				}
 				r, err := s.Call(ctx, OpHash, map[string]json.RawMessage{"value": json.RawMessage(v.Declared.String())})
 				if err != nil {
 					return check.Broke(err)
@@ -324,14 +316,12 @@ func findings(ctx context.Context, s *check.Session, lease canon.Value, chain []
 
 func validRulesCheck(f Fixture) check.Check {
 	return check.Check{
-		ID:      "cdc/rules/valid/" + f.Name(),
-		Doc:     "valid/" + f.File + " breaks no lease rule",
-		Needs:   []string{OpValidate},
-		Explain: "sends: rules {\"lease\": <fixtures/valid/" + f.File + ">} (no chain)\nexpects: []",
+		ID:            "cdc/rules/valid/" + f.Name(),
+		Doc:           "valid/" + f.File + " breaks no lease rule",
+		Needs:         []string{OpRules},
+		MissingReason: notRules,
+		Explain:       "sends: rules {\"lease\": <fixtures/valid/" + f.File + ">} (no chain)\nexpects: []",
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			if o, ok := offersOr(s, notRules, OpRules); !ok {
-				return o
-			}
 			_, rules, o, ok := findings(ctx, s, f.Value, nil, false)
 			if !ok {
 				return o
@@ -355,14 +345,12 @@ func byRuleCheck(f Fixture) check.Check {
 		ctxNote = fmt.Sprintf("chain %v", chain)
 	}
 	return check.Check{
-		ID:      "cdc/rules/" + f.Name(),
-		Doc:     "invalid-by-rule/" + f.File + " breaks " + rule + " at " + path,
-		Needs:   []string{OpValidate},
-		Explain: fmt.Sprintf("sends: rules {\"lease\": <fixtures/invalid-by-rule/%s>} (%s)\nexpects: a finding of %s at %s", f.File, ctxNote, rule, path),
+		ID:            "cdc/rules/" + f.Name(),
+		Doc:           "invalid-by-rule/" + f.File + " breaks " + rule + " at " + path,
+		Needs:         []string{OpRules},
+		MissingReason: notRules,
+		Explain:       fmt.Sprintf("sends: rules {\"lease\": <fixtures/invalid-by-rule/%s>} (%s)\nexpects: a finding of %s at %s", f.File, ctxNote, rule, path),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			if o, ok := offersOr(s, notRules, OpRules); !ok {
-				return o
-			}
 			if rule == "" {
 				return check.Skipped("not checked: the fixture states no rule (see cdc/rules/" + f.Name() + "/schema-valid)")
 			}

@@ -7,7 +7,7 @@
 // It needs ajv 8.20.0, pinned in package.json beside this file. Install it
 // once with `npm ci` in examples/adapters/node, then:
 //
-//   referee run cdc -- node examples/adapters/node/cdc.mjs
+//   referee run cdc --corpus ../shared/corpora/cdc -- node examples/adapters/node/cdc.mjs
 //
 // Each request is one JSON object on one line of stdin; each reply is one line
 // on stdout. stdout carries protocol only; logs go to stderr. The adapter
