@@ -306,7 +306,6 @@ func canonicalise(ctx context.Context, s *check.Session, args any, name string) 
 	return r.OK.Str, check.Outcome{}, true
 }
 
-
 func canonVectorCheck(v CanonVector) check.Check {
 	return check.Check{
 		ID:            "cdc/canonical/" + v.Name,
