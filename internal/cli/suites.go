@@ -13,6 +13,7 @@ import (
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/suites/cdc"
+	"github.com/refereehq/referee/suites/cgpvectors"
 	"github.com/refereehq/referee/suites/crosslink"
 	"github.com/refereehq/referee/suites/fablepool"
 	"github.com/refereehq/referee/suites/jcs"
@@ -47,7 +48,7 @@ type suiteDef struct {
 type modeInfo struct{ name, doc string }
 
 func suiteDefs() []*suiteDef {
-	return []*suiteDef{cdcDef(), crosslinkDef(), fablepoolDef(), jcsDef()}
+	return []*suiteDef{cdcDef(), cgpvectorsDef(), crosslinkDef(), fablepoolDef(), jcsDef()}
 }
 
 func findSuite(name string) *suiteDef {
@@ -300,5 +301,45 @@ upstream's report.`,
 		adapterContext: func() (map[string]string, []string) {
 			return map[string]string{"corpus": cp.Dir}, []string{"CDC_CORPUS=" + cp.Dir}
 		},
+	}
+}
+
+func cgpvectorsDef() *suiteDef {
+	modes := make([]modeInfo, len(cgpvectors.Modes))
+	for i, m := range cgpvectors.Modes {
+		modes[i] = modeInfo{m.Name, m.Doc}
+	}
+	return &suiteDef{
+		name:  cgpvectors.Name,
+		short: "Context Graph fixture profile 1.1.0: strict frames and queries, normalisation, RFC 8785, sha256 digests, citation_label",
+		long: `The cgp-vectors suite runs the Context Graph Protocol's golden fixture
+profile against an implementation: the digest profile's strict parse of
+frames and queries (unknown_field with its exact path), the materialisation
+of omitted arrays, RFC 8785 canonical text and the sha256 digest, each stage
+its own check, and the citation_label rule of frame validity.
+
+Without --corpus it runs referee's embedded profile; --corpus DIR runs a
+profile directory in the upstream layout (e.g.
+../shared/corpora/cgp/contextgraph-1.0), whose manifest must also pass the
+fixture profile's rules. The attestation, record-hash, Merkle, range and
+reference-envelope vectors are not covered yet.`,
+		example: `  referee run cgp-vectors
+  referee run cgp-vectors --corpus ../shared/corpora/cgp/contextgraph-1.0 -- ./my-adapter
+  referee run cgp-vectors --mode codepoint-order --run 'cgp-vectors/normalization/**'`,
+		load: func(dir string) (*check.Suite, error) {
+			c, err := openCorpus(dir, cgpvectors.Embedded)
+			if err != nil {
+				return nil, err
+			}
+			return cgpvectors.Load(c)
+		},
+		reference: func(mode string) (adapter.Handler, error) {
+			h, err := cgpvectors.Reference(mode)
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		},
+		modes: modes,
 	}
 }

@@ -1,0 +1,210 @@
+package cgp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/refereehq/referee/canon"
+)
+
+func mustParse(t testing.TB, text string) canon.Value {
+	t.Helper()
+	v, err := canon.Parse([]byte(text), canon.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestNormalizeQueryExample(t *testing.T) {
+	v := mustParse(t, `{"goal":"Find retry guidance for the café service","max_frames":8,"max_tokens":2048}`)
+	n, err := NormalizeQuery(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := Canonical(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"anchors":[],"goal":"Find retry guidance for the café service","kinds":[],"max_frames":8,"max_tokens":2048}`; string(text) != want {
+		t.Errorf("jcs = %s", text)
+	}
+	if d := DigestOf(text); d != "sha256:08f2db49252b77c5930844d3b4726fe0f370b59a458887c894adf40c4b853906" {
+		t.Errorf("digest = %s", d)
+	}
+}
+
+func TestNormalizeKeepsOrderAndAbsence(t *testing.T) {
+	v := mustParse(t, `{"id":"a","score":1.0,"embedding":{"fingerprint":"f"},"relations":[{"rel":"b","target_uri":"x"},{"rel":"a","target_uri":"y"}]}`)
+	n, err := NormalizeFrame(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := n.String(), `{"id":"a","score":1.0,"embedding":{"fingerprint":"f"},"relations":[{"rel":"b","target_uri":"x"},{"rel":"a","target_uri":"y"}],"provenance":[]}`; got != want {
+		t.Errorf("normalized = %s\nwant         %s", got, want)
+	}
+	if n, _ := NormalizeFrameWith(v, Options{NullOptionals: true}); !strings.Contains(n.String(), `"uri":null`) || !strings.Contains(n.String(), `"vector":null`) {
+		t.Errorf("null-optionals = %s", n.String())
+	}
+}
+
+func TestStrictPaths(t *testing.T) {
+	tests := []struct{ target, in, path string }{
+		{"frame", `{"id":"a","future_field":true}`, "frame.future_field"},
+		{"frame", `{"content_digest":"sha256:00"}`, "frame.content_digest"},
+		{"frame", `{"provenance":[{"type":"file","future_field":true}]}`, "frame.provenance[0].future_field"},
+		{"frame", `{"provenance":[{"type":"file"},{"x":1}]}`, "frame.provenance[1].x"},
+		{"frame", `{"embedding":{"fingerprint":"f","future_field":true}}`, "frame.embedding.future_field"},
+		{"frame", `{"relations":[{"rel":"r","target_uri":"t","future_field":true}]}`, "frame.relations[0].future_field"},
+		{"frame", `{"relations":[{"zz":1}],"aa":1}`, "frame.relations[0].zz"},
+		{"query", `{"goal":"g","future_field":true}`, "query.future_field"},
+		{"query", `{"goal":"g","representation_preferences":[]}`, "query.representation_preferences"},
+	}
+	for _, tt := range tests {
+		var err error
+		if tt.target == "frame" {
+			_, err = ParseFrame([]byte(tt.in))
+		} else {
+			_, err = ParseQuery([]byte(tt.in))
+		}
+		e, ok := err.(*Error)
+		if !ok || e.Code != CodeUnknownField || e.Path != tt.path || e.Error() != "unknown field "+tt.path {
+			t.Errorf("%s: err = %v, want unknown field %s", tt.in, err, tt.path)
+		}
+	}
+	// content_ref and transform are not checked.
+	if _, err := ParseFrame([]byte(`{"content_ref":{"x":1},"transform":{"y":2}}`)); err != nil {
+		t.Errorf("content_ref/transform: %v", err)
+	}
+	if _, err := ParseFrame([]byte(`{"provenance":{}}`)); err == nil || err.(*Error).Code != CodeInvalidShape {
+		t.Errorf("provenance object: %v", err)
+	}
+	if _, err := ParseFrame([]byte(`{"id":"a","id":"b"}`)); err == nil || err.(*Error).Code != CodeInvalidJSON {
+		t.Errorf("duplicate key: %v", err)
+	}
+}
+
+func TestIsBlank(t *testing.T) {
+	for s, want := range map[string]bool{
+		"": true, " \t ": true, "\u00a0": true, "\t \n": true, "\u3000\u2003\u0085\u2028": true,
+		"a": false, " a ": false, "\u200b": false, "\ufeff": false,
+	} {
+		if IsBlank(s) != want {
+			t.Errorf("IsBlank(%q) = %v", s, !want)
+		}
+	}
+}
+
+func TestCheckFrame(t *testing.T) {
+	if v := CheckFrame(mustParse(t, `{"id":"a","citation_label":"x"}`)); v != nil {
+		t.Errorf("valid: %v", v)
+	}
+	for _, in := range []string{`{"id":"a"}`, `{"citation_label":" \t "}`, `{"citation_label":"\u00a0"}`, `{"citation_label":1}`} {
+		if v := CheckFrame(mustParse(t, in)); v == nil || v.Field != "citation_label" || v.Rule != RuleCitation {
+			t.Errorf("%s: %v", in, v)
+		}
+	}
+}
+
+// TestSharedProfiles runs the reference over the upstream fixture profiles.
+func TestSharedProfiles(t *testing.T) {
+	dir := os.Getenv("REFEREE_SHARED")
+	if dir == "" {
+		t.Skip("REFEREE_SHARED not set: the CGP fixture profiles live in ../shared/corpora/cgp; run with REFEREE_SHARED=../shared")
+	}
+	for _, profile := range []string{"contextgraph-1.0-draft", "contextgraph-1.0"} {
+		root := filepath.Join(dir, "corpora", "cgp", profile)
+		for file, norm := range map[string]func(canon.Value) (canon.Value, error){
+			"context-frame.valid.json": NormalizeFrame, "context-query.valid.json": NormalizeQuery,
+		} {
+			raw, err := os.ReadFile(filepath.Join(root, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := mustParse(t, string(raw))
+			for _, c := range doc.Members[0].Value.Elems {
+				get := func(k string) canon.Value {
+					for _, m := range c.Members {
+						if m.Key == k {
+							return m.Value
+						}
+					}
+					t.Fatalf("%s: no %s", file, k)
+					return canon.Value{}
+				}
+				n, err := norm(get("source"))
+				if err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				got, _ := Canonical(n)
+				want, _ := Canonical(get("expected_normalized"))
+				if string(got) != string(want) || string(got) != get("expected_jcs_utf8").Str {
+					t.Errorf("%s %s: jcs = %s", profile, file, got)
+				}
+				if d, _ := Digest(n); d != get("sha256").Str {
+					t.Errorf("%s %s: digest = %s", profile, file, d)
+				}
+			}
+		}
+		var strict struct {
+			Cases []struct {
+				Name        string          `json:"name"`
+				Target      string          `json:"target"`
+				Input       json.RawMessage `json:"input"`
+				UnknownPath string          `json:"unknown_path"`
+			} `json:"cases"`
+		}
+		raw, _ := os.ReadFile(filepath.Join(root, "strict-validation.invalid.json"))
+		if err := json.Unmarshal(raw, &strict); err != nil || len(strict.Cases) != 5 {
+			t.Fatalf("strict: %v", err)
+		}
+		for _, c := range strict.Cases {
+			parse := ParseFrame
+			if c.Target == "query" {
+				parse = ParseQuery
+			}
+			_, err := parse(c.Input)
+			if err == nil || err.Error() != "unknown field "+c.UnknownPath {
+				t.Errorf("%s %s: err = %v, want unknown field %s", profile, c.Name, err, c.UnknownPath)
+			}
+		}
+	}
+}
+
+// FuzzStrictFrame: the strict parser never panics, and an accepted frame's
+// normalise-then-canonicalise is idempotent.
+func FuzzStrictFrame(f *testing.F) {
+	f.Add([]byte(`{"id":"a","provenance":[{"type":"file"}],"embedding":{"fingerprint":"f","vector":[1.0,-0]}}`))
+	f.Add([]byte(`{"relations":[{"rel":"r","target_uri":"t","x":1}]}`))
+	f.Add([]byte(`{"\ud83d\ude00":1}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ParseFrame(data)
+		if err != nil {
+			return
+		}
+		n, err := NormalizeFrame(v)
+		if err != nil {
+			t.Fatalf("accepted frame did not normalise: %v", err)
+		}
+		text, err := Canonical(n)
+		if err != nil {
+			return // e.g. a lone surrogate or a number beyond double range
+		}
+		again, err := ParseFrame(text)
+		if err != nil {
+			t.Fatalf("canonical text %s does not parse strictly: %v", text, err)
+		}
+		n2, err := NormalizeFrame(again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text2, err := Canonical(n2)
+		if err != nil || string(text2) != string(text) {
+			t.Fatalf("not idempotent: %s then %s (%v)", text, text2, err)
+		}
+	})
+}

@@ -1,0 +1,224 @@
+package cgpvectors
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/check/checktest"
+	"github.com/refereehq/referee/corpus"
+)
+
+func embeddedSuite(t *testing.T) *check.Suite {
+	t.Helper()
+	s, err := LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func reference(t *testing.T, mode string) adapter.Starter {
+	t.Helper()
+	h, err := Reference(mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return adapter.InProcess(h)
+}
+
+func TestReferencePassesEmbedded(t *testing.T) {
+	run := checktest.Run(t, embeddedSuite(t), reference(t, ""))
+	if n := run.Counts(); n.Pass != len(run.Results) {
+		t.Errorf("counts = %+v", n)
+	}
+}
+
+// TestReferencePassesShared runs both upstream profiles.
+func TestReferencePassesShared(t *testing.T) {
+	dir := os.Getenv("REFEREE_SHARED")
+	if dir == "" {
+		t.Skip("REFEREE_SHARED not set: the CGP fixture profiles live in ../shared/corpora/cgp; run with REFEREE_SHARED=../shared")
+	}
+	for _, profile := range []string{"contextgraph-1.0-draft", "contextgraph-1.0"} {
+		t.Run(profile, func(t *testing.T) {
+			c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", profile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Load(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3.
+			if len(s.Checks) != 32 {
+				t.Errorf("%d checks, want 32", len(s.Checks))
+			}
+			run := checktest.Run(t, s, reference(t, ""))
+			if n := run.Counts(); n.Pass != len(run.Results) {
+				t.Errorf("counts = %+v", n)
+			}
+		})
+	}
+}
+
+func TestEveryCheckCanFail(t *testing.T) {
+	broken := map[string]adapter.Starter{}
+	for _, m := range Modes {
+		broken[m.Name] = reference(t, m.Name)
+	}
+	checktest.EveryCheckCanFail(t, embeddedSuite(t), broken)
+	if dir := os.Getenv("REFEREE_SHARED"); dir != "" {
+		c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", "contextgraph-1.0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed := map[string]bool{}
+		for _, m := range Modes {
+			for _, r := range checktest.Execute(t, s, reference(t, m.Name)).Results {
+				if r.Status == check.Fail {
+					failed[r.ID] = true
+				}
+			}
+		}
+		for _, c := range s.Checks {
+			if !failed[c.ID] {
+				t.Errorf("upstream: %s fails under no broken mode", c.ID)
+			}
+		}
+	}
+}
+
+func TestCheckIDs(t *testing.T) {
+	ids := map[string]bool{}
+	for _, c := range embeddedSuite(t).Checks {
+		ids[c.ID] = true
+	}
+	for _, want := range []string{
+		"cgp-vectors/digest/fully_populated_frame/normalized", "cgp-vectors/digest/minimal_frame/jcs", "cgp-vectors/digest/minimal_query/sha256",
+		"cgp-vectors/strict/frame_provenance_unknown", "cgp-vectors/strict/frame_content_digest",
+		"cgp-vectors/citation/missing", "cgp-vectors/citation/blank", "cgp-vectors/citation/blank_nbsp", "cgp-vectors/citation/blank_tab_newline",
+		"cgp-vectors/frame-validity/compact", "cgp-vectors/frame-validity/reference", "cgp-vectors/frame-validity/minimal_frame",
+		"cgp-vectors/normalization/unicode/normalized", "cgp-vectors/normalization/keys_non_bmp_vs_uffxx/jcs", "cgp-vectors/normalization/number_edges/sha256",
+	} {
+		if !ids[want] {
+			t.Errorf("no check %s", want)
+		}
+	}
+}
+
+// TestBrokenModeEvidence pins what two modes' failures say.
+func TestBrokenModeEvidence(t *testing.T) {
+	results := map[string]check.Result{}
+	for _, mode := range []string{"path-without-index", "lenient"} {
+		for _, r := range checktest.Execute(t, embeddedSuite(t), reference(t, mode)).Results {
+			results[mode+" "+r.ID] = r
+		}
+	}
+	r := results["path-without-index cgp-vectors/strict/frame_provenance_unknown"]
+	if r.Status != check.Fail || r.Expected != "frame.provenance[0].future_field" || r.Actual != "frame.provenance.future_field" {
+		t.Errorf("path-without-index: %+v", r)
+	}
+	r = results["lenient cgp-vectors/strict/frame_top_level_unknown"]
+	if r.Status != check.Fail || r.Actual != "accepted" {
+		t.Errorf("lenient: %+v", r)
+	}
+}
+
+// TestCorpusIsGenerated regenerates the profile and requires the committed
+// one to match: its expected values come from protocols/cgp, never a hand edit.
+func TestCorpusIsGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("regenerating the corpus runs go run")
+	}
+	out := t.TempDir()
+	if b, err := exec.Command("go", "run", "./gen", "-out", out).CombinedOutput(); err != nil {
+		t.Fatalf("go run ./gen: %v\n%s", err, b)
+	}
+	for _, f := range append(Files, corpus.ManifestName) {
+		want, _ := os.ReadFile(filepath.Join(out, f))
+		got, _ := os.ReadFile(filepath.Join("corpus", f))
+		if len(want) == 0 || string(got) != string(want) {
+			t.Errorf("corpus/%s is not what go generate ./suites/cgpvectors writes: regenerate it", f)
+		}
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != len(Files)+1 {
+		t.Errorf("the generator wrote %d files, want %d", len(entries), len(Files)+1)
+	}
+}
+
+func TestProfileErrors(t *testing.T) {
+	good := map[string]string{}
+	for _, f := range Files {
+		b, err := embedded.ReadFile("corpus/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good[f] = string(b)
+	}
+	mk := func(meta string, files map[string]string) *corpus.Corpus {
+		fsys := fstest.MapFS{}
+		for n, b := range files {
+			fsys[n] = &fstest.MapFile{Data: []byte(b)}
+		}
+		if meta != "" {
+			fsys[corpus.ManifestName] = &fstest.MapFile{Data: []byte(meta)}
+		}
+		c, err := corpus.Open(fsys, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	lockText := func(meta string, files map[string]string) string {
+		dir := t.TempDir()
+		for n, b := range files {
+			os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644)
+		}
+		os.WriteFile(filepath.Join(dir, corpus.ManifestName), []byte(meta), 0o644)
+		m, err := corpus.Lock(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(m.Encode())
+	}
+	goodMeta := `{"protocol_version":"contextgraph/1.0","fixture_profile_version":"1.1.0","generation_command":"x","files":{}}`
+	if _, err := Load(mk(lockText(goodMeta, good), good)); err != nil {
+		t.Fatalf("good profile: %v", err)
+	}
+	withExtra := map[string]string{"extra.json": "{}"}
+	for k, v := range good {
+		withExtra[k] = v
+	}
+	badStrict := map[string]string{}
+	for k, v := range good {
+		badStrict[k] = v
+	}
+	badStrict[StrictFile] = `{"cases":[{"name":"a","target":"frame","input":{},"unknown_path":"frame.x","extra":1}]}`
+	tests := []struct {
+		name  string
+		c     *corpus.Corpus
+		wants string
+	}{
+		{"no manifest", mk("", good), "no manifest.json"},
+		{"wrong family", mk(lockText(strings.Replace(goodMeta, "contextgraph/1.0", "contextgraph/2.0", 1), good), good), "not in the contextgraph/1 family"},
+		{"extra file", mk(lockText(goodMeta, withExtra), withExtra), "a fixture profile has exactly"},
+		{"unknown member in a case", mk(lockText(goodMeta, badStrict), badStrict), `unknown field "extra"`},
+	}
+	for _, tt := range tests {
+		_, err := Load(tt.c)
+		if err == nil || !strings.Contains(err.Error(), tt.wants) || !strings.Contains(err.Error(), "corpus test") {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.wants)
+		}
+	}
+}

@@ -1,0 +1,273 @@
+package cgpvectors
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/protocols/cgp"
+)
+
+// Checks returns the profile's checks, each stage of a case on its own:
+// cgp-vectors/digest/NAME/{normalized,jcs,sha256} per frame and query digest
+// case, cgp-vectors/strict/NAME per unknown-field negative,
+// cgp-vectors/citation/NAME per citation negative,
+// cgp-vectors/frame-validity/NAME per valid frame, and
+// cgp-vectors/normalization/NAME/{normalized,jcs,sha256} per vector.
+func (c *Corpus) Checks() []check.Check {
+	var out []check.Check
+	for _, d := range c.Frames {
+		out = append(out, normalizedCheck(d, OpNormalizeFrame, "frame"), jcsCheck("digest/"+d.Name, d.Normalized, d.JCS), shaCheck("digest/"+d.Name, d.Normalized, d.SHA256))
+	}
+	for _, d := range c.Queries {
+		out = append(out, normalizedCheck(d, OpNormalizeQuery, "query"), jcsCheck("digest/"+d.Name, d.Normalized, d.JCS), shaCheck("digest/"+d.Name, d.Normalized, d.SHA256))
+	}
+	for _, s := range c.Strict {
+		out = append(out, strictCheck(s))
+	}
+	for _, ct := range c.Citations {
+		out = append(out, citationCheck(ct))
+	}
+	for _, v := range c.Valid {
+		out = append(out, validCheck(v))
+	}
+	for _, v := range c.Vectors {
+		out = append(out, vectorNormalizedCheck(v), jcsCheck("normalization/"+v.Name, v.Normalized, v.JCS), shaCheck("normalization/"+v.Name, v.Input, v.SHA256))
+	}
+	return out
+}
+
+// raw is v as JSON text, member order and lexemes as in the corpus.
+func raw(v canon.Value) json.RawMessage { return json.RawMessage(v.String()) }
+
+func jcsOf(v canon.Value) string {
+	b, _ := cgp.Canonical(v) // the corpus reader checked it has one
+	return string(b)
+}
+
+func normalizedCheck(d DigestCase, op, key string) check.Check {
+	want := jcsOf(d.Normalized)
+	return check.Check{
+		ID:      "cgp-vectors/digest/" + d.Name + "/normalized",
+		Doc:     op + " of the " + d.Name + " source is its expected_normalized (compared by RFC 8785 bytes)",
+		Needs:   []string{op},
+		Explain: fmt.Sprintf("sends: %s {%q: %s}\nexpects: ok, an object whose RFC 8785 text is %s", op, key, check.Clip(d.Source.String()), check.Clip(strconv.Quote(want))),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			r, err := s.Call(ctx, op, map[string]json.RawMessage{key: raw(d.Source)})
+			if err != nil {
+				return check.Broke(err)
+			}
+			if r.Err != nil {
+				return check.Failed(op+" rejected a valid "+key+": "+r.Err.Error(), want, "err: "+r.Err.Error())
+			}
+			if r.OK.Kind != canon.Object {
+				return check.Failed(op+" returned "+r.OK.Kind.String()+", not an object", want, r.OK.String())
+			}
+			got, err := cgp.Canonical(*r.OK)
+			if err != nil {
+				return check.Failed(op+" returned a value with no RFC 8785 form: "+err.Error(), want, r.OK.String())
+			}
+			o := check.SameBytes("the normalized "+key+" (as RFC 8785 text)", []byte(want), got)
+			if o.Status == check.Fail {
+				o.Notes = append(o.Notes, "normalisation materialises only "+arrays(key)+" as [] when absent; absent optional members stay absent (never null) and array order is kept")
+			}
+			return o
+		},
+	}
+}
+
+func arrays(key string) string {
+	if key == "query" {
+		return "kinds and anchors"
+	}
+	return "provenance and relations"
+}
+
+// canonicalize calls canonicalize with args and returns the string it gives.
+func canonicalize(ctx context.Context, s *check.Session, args any, want string) (string, check.Outcome, bool) {
+	r, err := s.Call(ctx, OpCanonicalize, args)
+	if err != nil {
+		return "", check.Broke(err), false
+	}
+	if r.Err != nil {
+		return "", check.Failed("canonicalize threw: "+r.Err.Error(), want, "err: "+r.Err.Error()), false
+	}
+	if r.OK.Kind != canon.String {
+		return "", check.Failed("canonicalize returned "+r.OK.Kind.String()+", not a string", want, r.OK.String()), false
+	}
+	return r.OK.Str, check.Outcome{}, true
+}
+
+func jcsCheck(prefix string, v canon.Value, want string) check.Check {
+	return check.Check{
+		ID:      "cgp-vectors/" + prefix + "/jcs",
+		Doc:     "canonicalize of " + prefix + "'s expected_normalized is exactly its expected_jcs_utf8",
+		Needs:   []string{OpCanonicalize},
+		Explain: fmt.Sprintf("sends: canonicalize {\"value\": %s}\nexpects: ok, the string %s, byte for byte", check.Clip(v.String()), check.Clip(strconv.Quote(want))),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			got, o, ok := canonicalize(ctx, s, map[string]json.RawMessage{"value": raw(v)}, want)
+			if !ok {
+				return o
+			}
+			return check.SameBytes("the RFC 8785 text", []byte(want), []byte(got))
+		},
+	}
+}
+
+func shaCheck(prefix string, v canon.Value, want string) check.Check {
+	return check.Check{
+		ID:      "cgp-vectors/" + prefix + "/sha256",
+		Doc:     "digest of " + prefix + " is its sha256: \"sha256:\" and the hex SHA-256 of the RFC 8785 text",
+		Needs:   []string{OpDigest},
+		Explain: fmt.Sprintf("sends: digest {\"value\": %s}\nexpects: ok, the string %q", check.Clip(v.String()), want),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			r, err := s.Call(ctx, OpDigest, map[string]json.RawMessage{"value": raw(v)})
+			if err != nil {
+				return check.Broke(err)
+			}
+			if r.Err != nil {
+				return check.Failed("digest threw: "+r.Err.Error(), want, "err: "+r.Err.Error())
+			}
+			if r.OK.Kind != canon.String {
+				return check.Failed("digest returned "+r.OK.Kind.String()+", not a string", want, r.OK.String())
+			}
+			if r.OK.Str != want {
+				o := check.Failed("the digest differs", want, r.OK.Str)
+				o.Notes = []string{"the digest is over the UTF-8 of the RFC 8785 text: " + check.Clip(strconv.Quote(jcsOf(v)))}
+				return o
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func strictCheck(c StrictCase) check.Check {
+	op := OpNormalizeFrame
+	if c.Target == "query" {
+		op = OpNormalizeQuery
+	}
+	want := fmt.Sprintf(`err {"code":%q,"path":%q}`, cgp.CodeUnknownField, c.UnknownPath)
+	return check.Check{
+		ID:      "cgp-vectors/strict/" + c.Name,
+		Doc:     op + " rejects the " + c.Name + " input: unknown field " + c.UnknownPath,
+		Needs:   []string{op},
+		Explain: fmt.Sprintf("sends: %s {%q: %s}\nexpects: %s", op, c.Target, check.Clip(c.Input.String()), want),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			r, err := s.Call(ctx, op, map[string]json.RawMessage{c.Target: raw(c.Input)})
+			if err != nil {
+				return check.Broke(err)
+			}
+			if r.Err == nil {
+				o := check.Failed(op+" accepted a "+c.Target+" with an unknown field", want, "accepted")
+				o.Notes = []string{"it returned: " + check.Clip(r.OK.String())}
+				return o
+			}
+			if r.Err.Code != cgp.CodeUnknownField {
+				return check.Failed(fmt.Sprintf("%s rejected with code %q, want %q", op, r.Err.Code, cgp.CodeUnknownField), want, "code "+strconv.Quote(r.Err.Code))
+			}
+			p, ok := r.Err.Member("path")
+			if !ok || p.Kind != canon.String {
+				return check.Failed("err has no string path", c.UnknownPath, "no path")
+			}
+			if p.Str != c.UnknownPath {
+				return check.Failed("err.path differs", c.UnknownPath, p.Str)
+			}
+			return check.Passed()
+		},
+	}
+}
+
+// frameCheck calls checkFrame and returns valid, rule and field.
+func checkFrame(ctx context.Context, s *check.Session, frame canon.Value, want string) (valid bool, field string, o check.Outcome, ok bool) {
+	r, err := s.Call(ctx, OpCheckFrame, map[string]json.RawMessage{"frame": raw(frame)})
+	if err != nil {
+		return false, "", check.Broke(err), false
+	}
+	if r.Err != nil {
+		return false, "", check.Failed("checkFrame threw: "+r.Err.Error(), want, "err: "+r.Err.Error()), false
+	}
+	if r.OK.Kind != canon.Object {
+		return false, "", check.Failed("checkFrame returned "+r.OK.Kind.String()+", not an object", want, r.OK.String()), false
+	}
+	var v, f canon.Value
+	for _, m := range r.OK.Members {
+		switch m.Key {
+		case "valid":
+			v = m.Value
+		case "field":
+			f = m.Value
+		}
+	}
+	if v.Kind != canon.Bool {
+		return false, "", check.Failed("checkFrame's ok has no boolean valid", want, r.OK.String()), false
+	}
+	if f.Kind == canon.String {
+		field = f.Str
+	}
+	return v.Bool, field, check.Outcome{}, true
+}
+
+func citationCheck(c Citation) check.Check {
+	want := `{"valid":false,"field":"citation_label",...}`
+	return check.Check{
+		ID:      "cgp-vectors/citation/" + c.Name,
+		Doc:     "checkFrame finds the " + c.Name + " frame invalid on citation_label (F3: present and non-blank after trimming Unicode White_Space)",
+		Needs:   []string{OpCheckFrame},
+		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s", check.Clip(c.Frame.String()), want),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			valid, field, o, ok := checkFrame(ctx, s, c.Frame, want)
+			if !ok {
+				return o
+			}
+			if valid {
+				o := check.Failed("checkFrame found the frame valid", want, `{"valid":true}`)
+				o.Notes = []string{"citation_label must be present and not blank; blank is empty after trimming Unicode White_Space (U+00A0 included), as Rust's str::trim"}
+				return o
+			}
+			if field != "citation_label" {
+				return check.Failed("checkFrame found the frame invalid, but not on citation_label", "citation_label", strconv.Quote(field))
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func validCheck(n Named) check.Check {
+	want := `{"valid":true}`
+	return check.Check{
+		ID:      "cgp-vectors/frame-validity/" + n.Name,
+		Doc:     "checkFrame finds the " + n.Name + " frame valid",
+		Needs:   []string{OpCheckFrame},
+		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s", check.Clip(n.Frame.String()), want),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			valid, field, o, ok := checkFrame(ctx, s, n.Frame, want)
+			if !ok {
+				return o
+			}
+			if !valid {
+				return check.Failed("checkFrame found a valid frame invalid (field "+strconv.Quote(field)+")", want, `{"valid":false,"field":`+strconv.Quote(field)+`}`)
+			}
+			return check.Passed()
+		},
+	}
+}
+
+func vectorNormalizedCheck(v Vector) check.Check {
+	want := jcsOf(v.Normalized)
+	return check.Check{
+		ID:      "cgp-vectors/normalization/" + v.Name + "/normalized",
+		Doc:     "canonicalize of the " + v.Name + " input_json text gives the RFC 8785 text of its expected_normalized",
+		Needs:   []string{OpCanonicalize},
+		Explain: fmt.Sprintf("sends: canonicalize {\"value_text\": %s}\nexpects: ok, the string %s", check.Clip(strconv.Quote(v.InputJSON)), check.Clip(strconv.Quote(want))),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			got, o, ok := canonicalize(ctx, s, map[string]string{"value_text": v.InputJSON}, want)
+			if !ok {
+				return o
+			}
+			return check.SameBytes("the RFC 8785 text of the parsed input", []byte(want), []byte(got))
+		},
+	}
+}

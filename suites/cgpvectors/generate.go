@@ -1,0 +1,3 @@
+package cgpvectors
+
+//go:generate go run ./gen

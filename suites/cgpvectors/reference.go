@@ -1,0 +1,231 @@
+package cgpvectors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/canon/mutant"
+	"github.com/refereehq/referee/protocols/cgp"
+)
+
+// Mode is a deliberately broken variant of the built-in adapter, each one a
+// mistake an implementation of the digest profile could plausibly make.
+// Every check of the suite fails under at least one mode.
+type Mode struct {
+	Name string
+	Doc  string
+
+	writer   *mutant.Writer // canonical text written this way instead
+	opts     cgp.Options    // strict parse and normalisation variations
+	hashText bool           // digest hashes the value's source-order text, not its RFC 8785 text
+	citation citationRule   // how checkFrame judges citation_label
+}
+
+type citationRule uint8
+
+const (
+	citationF3          citationRule = iota // present, non-blank after trimming Unicode White_Space
+	citationAbsenceOnly                     // present, blank accepted
+	citationOptional                        // non-blank when present, absence accepted
+	citationASCIITrim                       // blank only after trimming ASCII whitespace
+	citationCamelCase                       // looks for citationLabel
+)
+
+// Modes lists the built-in adapter's broken modes.
+var Modes = []Mode{
+	{Name: "codepoint-order", Doc: "sorts keys by code point (UTF-8 bytes), not by UTF-16 code units", writer: &mutant.Writer{Keys: mutant.CodePoint}},
+	{Name: "go-float", Doc: "formats numbers with Go's strconv 'g' (1e+21 as 1e+21 but 1e-07, 1e+06)", writer: &mutant.Writer{Numbers: mutant.GoFloat}},
+	{Name: "unsorted", Doc: "writes members in their source order, as plain serde_json does", writer: &mutant.Writer{Keys: mutant.Unsorted}},
+	{Name: "null-optionals", Doc: "materialises absent optional scalars (uri, valid_from, valid_to, recorded_at, embedding, embedding.vector; query_text, embedding, as_of) as null", opts: cgp.Options{NullOptionals: true}},
+	{Name: "no-empty-arrays", Doc: "leaves absent arrays absent and drops empty ones, as the wire serializer's skip-if-empty does, instead of materialising []", opts: cgp.Options{DropEmpty: true}},
+	{Name: "sorted-arrays", Doc: "sorts provenance, relations, embedding.vector, kinds and anchors instead of keeping their order", opts: cgp.Options{SortArrays: true}},
+	{Name: "lenient", Doc: "accepts unknown members, as the general protocol types do", opts: cgp.Options{Lenient: true}},
+	{Name: "path-without-index", Doc: "names unknown fields in arrays without the index: frame.provenance.future_field", opts: cgp.Options{NoIndex: true}},
+	{Name: "hash-source-text", Doc: "hashes the value's compact source-order text instead of its RFC 8785 text", hashText: true},
+	{Name: "citation-absence-only", Doc: "checks only that citation_label is present; a blank one is accepted", citation: citationAbsenceOnly},
+	{Name: "citation-optional", Doc: "treats citation_label as optional: blank is rejected, absent is accepted", citation: citationOptional},
+	{Name: "ascii-trim", Doc: "trims only ASCII whitespace before the blank test, so a lone U+00A0 passes", citation: citationASCIITrim},
+	{Name: "camel-case-citation", Doc: "looks for citationLabel instead of citation_label, so every frame lacks one", citation: citationCamelCase},
+}
+
+// ModeNames returns the names of the broken modes.
+func ModeNames() []string {
+	names := make([]string, len(Modes))
+	for i, m := range Modes {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// Handler is the built-in adapter: protocols/cgp, honest or in one of the
+// broken Modes.
+type Handler struct{ mode *Mode }
+
+// Reference returns the built-in adapter in mode ("" for the honest one).
+func Reference(mode string) (*Handler, error) {
+	if mode == "" {
+		return &Handler{mode: &Mode{}}, nil
+	}
+	for i := range Modes {
+		if Modes[i].Name == mode {
+			return &Handler{mode: &Modes[i]}, nil
+		}
+	}
+	return nil, fmt.Errorf("cgp-vectors: no broken mode %q (modes: %s)", mode, strings.Join(ModeNames(), ", "))
+}
+
+// Hello describes the built-in adapter.
+func (h *Handler) Hello() adapter.Hello {
+	name := "referee-cgp-vectors"
+	if h.mode.Name != "" {
+		name += "+" + h.mode.Name
+	}
+	return adapter.Hello{Name: name, Version: Version, Ops: []string{OpNormalizeFrame, OpNormalizeQuery, OpCanonicalize, OpDigest, OpCheckFrame}, Concurrency: 8}
+}
+
+func badArgs(msg string) *adapter.Error { return &adapter.Error{Code: "bad_args", Message: msg} }
+
+// Handle performs one op.
+func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawMessage, *adapter.Error) {
+	a, err := canon.Parse(args, canon.ReadOptions{})
+	if err != nil || a.Kind != canon.Object {
+		return nil, badArgs("args must be a JSON object")
+	}
+	arg := func(key string) (canon.Value, bool) {
+		for _, m := range a.Members {
+			if m.Key == key {
+				return m.Value, true
+			}
+		}
+		return canon.Value{}, false
+	}
+	switch op {
+	case OpNormalizeFrame, OpNormalizeQuery:
+		key, norm := "frame", cgp.NormalizeFrameWith
+		if op == OpNormalizeQuery {
+			key, norm = "query", cgp.NormalizeQueryWith
+		}
+		v, ok := arg(key)
+		if !ok {
+			return nil, badArgs("args." + key + " is missing")
+		}
+		n, err := norm(v, h.mode.opts)
+		if err != nil {
+			return nil, toError(err)
+		}
+		return json.RawMessage(n.String()), nil
+	case OpCanonicalize, OpDigest:
+		v, ok := arg("value")
+		if t, has := arg("value_text"); has && op == OpCanonicalize {
+			if ok || t.Kind != canon.String {
+				return nil, badArgs("args needs exactly one of value and value_text (a string)")
+			}
+			if v, err = canon.Parse([]byte(t.Str), canon.ReadOptions{}); err != nil {
+				return nil, &adapter.Error{Code: cgp.CodeInvalidJSON, Message: err.Error()}
+			}
+		} else if !ok {
+			return nil, badArgs("args.value is missing")
+		}
+		text, err := h.canonical(v)
+		if err != nil {
+			return nil, &adapter.Error{Code: "not_canonicalizable", Message: err.Error()}
+		}
+		if op == OpCanonicalize {
+			return marshalString(string(text))
+		}
+		if h.mode.hashText {
+			text = []byte(v.String())
+		}
+		return marshalString(cgp.DigestOf(text))
+	case OpCheckFrame:
+		v, ok := arg("frame")
+		if !ok {
+			return nil, badArgs("args.frame is missing")
+		}
+		if viol := h.checkFrame(v); viol != nil {
+			out, _ := json.Marshal(map[string]any{"valid": false, "rule": viol.Rule, "field": viol.Field, "message": viol.Msg})
+			return out, nil
+		}
+		return json.RawMessage(`{"valid":true}`), nil
+	}
+	return nil, &adapter.Error{Code: "unknown_op", Message: op}
+}
+
+func marshalString(s string) (json.RawMessage, *adapter.Error) {
+	out, err := canon.JSONStringify.Marshal(s)
+	if err != nil {
+		return nil, &adapter.Error{Code: "internal", Message: err.Error()}
+	}
+	return out, nil
+}
+
+// toError renders a strict-parse error as {"code", "path", "message"}.
+func toError(err error) *adapter.Error {
+	var ce *cgp.Error
+	if !errors.As(err, &ce) {
+		return &adapter.Error{Message: err.Error()}
+	}
+	str := func(s string) canon.Value { return canon.Value{Kind: canon.String, Str: s} }
+	return &adapter.Error{Code: ce.Code, Message: ce.Error(), Members: []canon.Member{
+		{Key: "code", Value: str(ce.Code)},
+		{Key: "path", Value: str(ce.Path)},
+		{Key: "message", Value: str(ce.Error())},
+	}}
+}
+
+func (h *Handler) canonical(v canon.Value) ([]byte, error) {
+	if h.mode.writer != nil {
+		return h.mode.writer.Append(nil, v)
+	}
+	return cgp.Canonical(v)
+}
+
+func (h *Handler) checkFrame(v canon.Value) *cgp.Violation {
+	switch h.mode.citation {
+	case citationF3:
+		return cgp.CheckFrame(v)
+	case citationCamelCase:
+		if v.Kind == canon.Object {
+			renamed := canon.Value{Kind: canon.Object}
+			for _, m := range v.Members {
+				switch m.Key {
+				case "citation_label":
+					continue
+				case "citationLabel":
+					m.Key = "citation_label"
+				}
+				renamed.Members = append(renamed.Members, m)
+			}
+			v = renamed
+		}
+		return cgp.CheckFrame(v)
+	}
+	if v.Kind != canon.Object {
+		return cgp.CheckFrame(v)
+	}
+	for _, m := range v.Members {
+		if m.Key != "citation_label" {
+			continue
+		}
+		blank := m.Value.Kind != canon.String
+		switch h.mode.citation {
+		case citationASCIITrim:
+			blank = blank || strings.Trim(m.Value.Str, " \t\n\r\f\v") == ""
+		case citationOptional:
+			blank = blank || cgp.IsBlank(m.Value.Str)
+		}
+		if blank {
+			return &cgp.Violation{Rule: cgp.RuleCitation, Field: "citation_label", Msg: "is blank"}
+		}
+		return nil
+	}
+	if h.mode.citation == citationOptional {
+		return nil
+	}
+	return &cgp.Violation{Rule: cgp.RuleCitation, Field: "citation_label", Msg: "is missing"}
+}
