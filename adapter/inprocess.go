@@ -23,15 +23,20 @@ func InProcess(h Handler) Starter { return InProcessTraced(h, nil) }
 
 // InProcessTraced is InProcess recording every line in trace.
 func InProcessTraced(h Handler, trace *Trace) Starter {
+	// Calls in flight are bounded by the handler's declared concurrency,
+	// across restarts too: a handler that hangs past its deadline keeps
+	// its slot, so abandoned goroutines cannot pile up without end.
+	slots := make(chan struct{}, max(1, h.Hello().Concurrency))
 	return func(ctx context.Context) (Conn, error) {
 		trace.event("in-process implementation %s", h.Hello().Name)
-		return &local{h: h, trace: trace}, nil
+		return &local{h: h, trace: trace, slots: slots}, nil
 	}
 }
 
 type local struct {
 	h     Handler
 	trace *Trace
+	slots chan struct{} // nil: unbounded (Serve bounds its own requests)
 }
 
 func (l *local) Call(ctx context.Context, id int64, op string, args []byte) (r *Reply, ex *Exchange, err error) {
@@ -48,8 +53,18 @@ func (l *local) Call(ctx context.Context, id int64, op string, args []byte) (r *
 		ex  *Exchange
 		err error
 	}
+	if l.slots != nil {
+		select {
+		case l.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ex, l.expired(ctx, id, op)
+		}
+	}
 	done := make(chan result, 1)
 	go func() {
+		if l.slots != nil {
+			defer func() { <-l.slots }()
+		}
 		r, ex, err := l.handle(ctx, id, op, args, &Exchange{Request: line})
 		done <- result{r, ex, err}
 	}()
@@ -57,11 +72,16 @@ func (l *local) Call(ctx context.Context, id int64, op string, args []byte) (r *
 	case res := <-done:
 		return res.r, res.ex, res.err
 	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, ex, &Fault{Kind: FaultTimeout, Msg: fmt.Sprintf("no reply to %s (id %d) in time", op, id)}
-		}
-		return nil, ex, ctx.Err()
+		return nil, ex, l.expired(ctx, id, op)
 	}
+}
+
+// expired is the error for a call whose context ended first.
+func (l *local) expired(ctx context.Context, id int64, op string) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &Fault{Kind: FaultTimeout, Msg: fmt.Sprintf("no reply to %s (id %d) in time", op, id)}
+	}
+	return ctx.Err()
 }
 
 func (l *local) handle(ctx context.Context, id int64, op string, args []byte, ex *Exchange) (r *Reply, _ *Exchange, err error) {

@@ -224,6 +224,11 @@ func (p *Process) deliver(line []byte) {
 		return
 	}
 	p.mu.Lock()
+	if p.deadErr != nil {
+		// Lines after the first fault are not replies.
+		p.mu.Unlock()
+		return
+	}
 	ch, ok := p.pending[r.ID]
 	if ok {
 		delete(p.pending, r.ID)
@@ -302,6 +307,16 @@ func (p *Process) Call(ctx context.Context, id int64, op string, args []byte) (*
 		p.mu.Unlock()
 		return r, ex, nil
 	case <-p.dead:
+		// A reply that arrived just before the adapter ended still counts.
+		select {
+		case r := <-ch:
+			p.mu.Lock()
+			ex.Reply = p.lines[id]
+			delete(p.lines, id)
+			p.mu.Unlock()
+			return r, ex, nil
+		default:
+		}
 		p.mu.Lock()
 		delete(p.pending, id)
 		f := p.deadErr

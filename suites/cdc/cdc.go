@@ -69,7 +69,9 @@ func (cp *Corpus) Native(run *check.Run) *NativeReport {
 		}
 		switch r.Status {
 		case check.Fail:
-			if !slices.Contains(out.Failures, r.Reason) { // upstream records a run-wide failure once
+			// Upstream records its one run-wide failure (narrow without
+			// canonicalise) once; every other failure is its own line.
+			if r.Reason != narrowNeeds || !slices.Contains(out.Failures, r.Reason) {
 				out.Failures = append(out.Failures, r.Reason)
 			}
 		case check.Error:

@@ -115,9 +115,9 @@ func narrowBehaviourCheck(v NarrowVector) check.Check {
 			for _, e := range refusals.Elems {
 				got = append(got, e.Str)
 			}
-			gotJSON, _ := json.Marshal(setOf(got))
+			gotJSON := jsonText(setOf(got))
 			if v.HasRefusals {
-				want, _ := json.Marshal(setOf(v.Refusals))
+				want := jsonText(setOf(v.Refusals))
 				if !hasRefusals || string(want) != string(gotJSON) {
 					actual := "a grant"
 					if hasRefusals {
@@ -360,14 +360,29 @@ func byRuleCheck(f Fixture) check.Check {
 			}
 			got, ok := paths[rule]
 			if !ok {
-				j, _ := json.Marshal(rules)
+				j := jsonText(rules)
 				return check.Failed(fmt.Sprintf("invalid-by-rule/%s: must fail rule %s, but the implementation reported %s.", f.File, rule, j), rule, string(j))
 			}
 			if !slices.Contains(got, path) {
-				j, _ := json.Marshal(got)
+				j := jsonText(got)
 				return check.Failed(fmt.Sprintf("invalid-by-rule/%s: rule %s reported at %s, not at %s.", f.File, rule, j, path), path, string(j))
 			}
 			return check.Passed()
 		},
 	}
+}
+
+// jsonText renders v for a failure message: no HTML escaping, and a nil
+// list as [] rather than null.
+func jsonText(v any) string {
+	if l, ok := v.([]string); ok && l == nil {
+		v = []string{}
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

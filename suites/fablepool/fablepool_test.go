@@ -343,3 +343,25 @@ func TestNodeAdapter(t *testing.T) {
 		}
 	}
 }
+
+func TestNativeCountsEveryNonPassAsFailed(t *testing.T) {
+	run := &check.Run{Results: []check.Result{
+		{ID: "fablepool/signing/a", Status: check.Pass},
+		{ID: "fablepool/signing/b", Status: check.Fail, Expected: "x", Actual: "y"},
+		{ID: "fablepool/recorded/c", Status: check.Error, Reason: "adapter exited"},
+		{ID: "fablepool/op_scenarios/d", Status: check.NotChecked, Reason: "no sign_op"},
+	}}
+	n := Native(run)
+	if n.Passed != 1 || n.Failed != 3 || len(n.Results) != 4 {
+		t.Fatalf("passed %d failed %d results %d, want 1, 3, 4", n.Passed, n.Failed, len(n.Results))
+	}
+	want := []string{"", "y", "error: adapter exited", "not checked: no sign_op"}
+	for i, r := range n.Results {
+		if r.Actual != want[i] || r.OK != (i == 0) {
+			t.Errorf("result %d = %+v, want ok %v actual %q", i, r, i == 0, want[i])
+		}
+	}
+	if n.Results[3].Suite != "op_scenarios" || n.Results[3].Name != "d" {
+		t.Errorf("suite/name = %s/%s", n.Results[3].Suite, n.Results[3].Name)
+	}
+}

@@ -26,19 +26,20 @@ type NativeResult struct {
 	Actual   string `json:"actual,omitempty"`
 }
 
-// Native renders a run as report.json. A not-checked check is left out (the
-// profile has no such state); an error is a failure whose actual says why.
+// Native renders a run as report.json. The profile has only ok true or
+// false, so an error or a not-checked check is a failure whose actual says
+// why: nothing unverified is counted as passed or quietly left out.
 func Native(run *check.Run) *NativeReport {
 	r := &NativeReport{Format: NativeFormat, Results: []NativeResult{}}
 	for _, res := range run.Results {
-		if res.Status == check.NotChecked {
-			continue
-		}
 		rest, _ := strings.CutPrefix(res.ID, Name+"/")
 		suite, name, _ := strings.Cut(rest, "/")
 		nr := NativeResult{Suite: suite, Name: name, OK: res.Status == check.Pass, Expected: res.Expected, Actual: res.Actual}
-		if res.Status == check.Error {
+		switch res.Status {
+		case check.Error:
 			nr.Actual = "error: " + res.Reason
+		case check.NotChecked:
+			nr.Actual = "not checked: " + res.Reason
 		}
 		if nr.OK {
 			r.Passed++

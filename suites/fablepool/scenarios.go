@@ -64,6 +64,17 @@ func (ss Scenarios) signOp(ctx context.Context, s *check.Session, sc Scenario) (
 	if err != nil || string(got) != string(want) {
 		return body, op, check.Failed("sign_op changed the body it was given", string(want), string(got)), false
 	}
+	if err := fp.VerifyOp(*r.OK); err != nil {
+		return body, op, check.Failed("sign_op returned an op that does not verify: "+err.Error(), "an op whose id and sig verify", r.OK.String()), false
+	}
+	seed, _ := hex.DecodeString(ss.Seed)
+	if exp, err := fp.SignOp(seed, body); err == nil {
+		e, _ := fp.Canonical(exp)
+		g, _ := fp.Canonical(*r.OK)
+		if string(e) != string(g) {
+			return body, op, check.Failed("sign_op's op differs from the deterministic Ed25519 signing of the body", string(e), string(g)), false
+		}
+	}
 	return body, *r.OK, check.Outcome{}, true
 }
 
