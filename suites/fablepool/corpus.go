@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/corpus"
+	fp "github.com/refereehq/referee/protocols/fablepool"
 )
 
 // The vector files, as the profile names them. A corpus may also name them
@@ -241,6 +243,33 @@ func (cp *Corpus) validate(c *corpus.Corpus) error {
 				return fmt.Errorf("%s: mutation %d: op %q", w, j, m.Op)
 			}
 		}
+		// The mutations must apply to the reference signing of the body, so
+		// that a mutation that names no field is the corpus's fault, found
+		// before any adapter is blamed for it.
+		if err := cp.Scenarios.dryRun(s); err != nil {
+			return fmt.Errorf("%s: %w", w, err)
+		}
+	}
+	return nil
+}
+
+// dryRun signs sc's body with the reference and applies its mutations.
+func (ss Scenarios) dryRun(sc Scenario) error {
+	body, err := ss.body(sc)
+	if err != nil {
+		return err
+	}
+	seed, _ := hex.DecodeString(ss.Seed)
+	op, err := fp.SignOp(seed, body)
+	if err != nil {
+		return fmt.Errorf("the body cannot be signed: %w", err)
+	}
+	_, err = Apply(op, sc.Mutations, func(body canon.Value) (string, error) {
+		b, err := fp.Canonical(body)
+		return fp.ID(b), err
+	})
+	if err != nil {
+		return fmt.Errorf("the mutations do not apply to the signed op: %w", err)
 	}
 	return nil
 }

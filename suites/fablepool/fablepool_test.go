@@ -300,6 +300,7 @@ func TestReadCorpusErrors(t *testing.T) {
 		{"bad expect", canonOK, signOK, strings.Replace(opsOK, `"accept"`, `"maybe"`, 1), "", `expect "maybe"`},
 		{"reject without mutations", canonOK, signOK, strings.Replace(opsOK, `"accept"`, `"reject"`, 1), "", "needs mutations"},
 		{"unknown mutation", canonOK, signOK, strings.Replace(opsOK, `"mutations":[],"expect":"accept"`, `"mutations":[{"op":"swap"}],"expect":"reject"`, 1), "", `op "swap"`},
+		{"mutation path names nothing", canonOK, signOK, strings.Replace(opsOK, `"mutations":[],"expect":"accept"`, `"mutations":[{"op":"delete","path":"payload.nope.x"}],"expect":"reject"`, 1), "", "the mutations do not apply"},
 		{"recorded format", canonOK, signOK, opsOK, `{"format":"x","implementation":"y","canonicalization":[],"signing":[],"op_scenarios":{"author":"","ops":[]}}`, `format "x"`},
 	}
 	for _, tt := range tests {
