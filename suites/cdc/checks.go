@@ -96,17 +96,18 @@ type validation struct {
 	Errors bool     // the reply has an errors array
 }
 
-func validate(ctx context.Context, s *check.Session, shape string, v canon.Value) (validation, check.Outcome, bool) {
+// validate calls validate; what names the fixture or vector in a failure.
+func validate(ctx context.Context, s *check.Session, what, shape string, v canon.Value) (validation, check.Outcome, bool) {
 	r, err := s.Call(ctx, OpValidate, map[string]any{"shape": shape, "value": json.RawMessage(v.String())})
 	if err != nil {
 		return validation{}, check.Broke(err), false
 	}
 	if r.Err != nil {
-		return validation{}, check.Failed("validate threw: "+r.Err.Error(), "a verdict", "threw: "+r.Err.Error()), false
+		return validation{}, check.Failed(what+": validate threw ("+r.Err.Error()+")", "a verdict", "threw: "+r.Err.Error()), false
 	}
 	valid, _ := pc.Member(*r.OK, "valid")
 	if r.OK.Kind != canon.Object || valid.Kind != canon.Bool {
-		return validation{}, check.Failed(`validate must answer {"valid": true|false, ...}`, `{"valid": B}`, r.OK.String()), false
+		return validation{}, check.Failed(what+`: validate must answer {"valid": true|false, ...}`, `{"valid": B}`, r.OK.String()), false
 	}
 	out := validation{Valid: valid.Bool}
 	if errs, ok := pc.Member(*r.OK, "errors"); ok && errs.Kind == canon.Array {
@@ -134,7 +135,7 @@ func validCheck(f Fixture) check.Check {
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/valid/%s>}\nexpects: valid true", f.Shape, f.File),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			v, o, ok := validate(ctx, s, f.Shape, f.Value)
+			v, o, ok := validate(ctx, s, "valid/"+f.File, f.Shape, f.Value)
 			if !ok {
 				return o
 			}
@@ -155,7 +156,7 @@ func invalidCheck(rel Release, f Fixture) check.Check {
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			// Validate even when the corpus is incomplete: an accepted
 			// invalid fixture is the finding that matters most.
-			v, o, ok := validate(ctx, s, f.Shape, f.Value)
+			v, o, ok := validate(ctx, s, "invalid/"+f.File, f.Shape, f.Value)
 			if !ok {
 				return o
 			}
@@ -191,7 +192,7 @@ func pathCheck(f Fixture) check.Check {
 			if want == "" {
 				return check.Skipped("not checked: the fixture has no expected path (see cdc/invalid/" + f.Name() + ")")
 			}
-			v, o, ok := validate(ctx, s, f.Shape, f.Value)
+			v, o, ok := validate(ctx, s, "invalid/"+f.File, f.Shape, f.Value)
 			if !ok {
 				return o
 			}
@@ -243,7 +244,7 @@ func toleratedCheck(rel Release, f Fixture) check.Check {
 		Explain: fmt.Sprintf("sends: validate of valid/%s with %q: \"kept\" planted\nexpects: valid true", f.File, planted),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			marked, _ := plant(rel, f.Value)
-			v, o, ok := validate(ctx, s, f.Shape, marked)
+			v, o, ok := validate(ctx, s, "roundtrip/"+f.File, f.Shape, marked)
 			if !ok {
 				return o
 			}

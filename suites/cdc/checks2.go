@@ -27,7 +27,7 @@ func narrowVectorCheck(v NarrowVector) check.Check {
 		Explain: "sends: validate of the vector's declared, parent and granted manifests\nexpects: " + map[bool]string{true: "declared refused by the schema (schema_invalid)", false: "all three validate"}[v.SchemaInvalid],
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			w := "narrowing/" + v.Name
-			declared, o, ok := validate(ctx, s, "agent-lease-manifest", parse(v.Declared))
+			declared, o, ok := validate(ctx, s, w+" declared", "agent-lease-manifest", parse(v.Declared))
 			if !ok {
 				return o
 			}
@@ -43,7 +43,7 @@ func narrowVectorCheck(v NarrowVector) check.Check {
 			if !declared.Valid {
 				return check.Failed(w+": the declared manifest does not validate; the vector is malformed.", "valid", "rejected")
 			}
-			parent, o, ok := validate(ctx, s, "agent-lease-manifest", parse(v.Parent))
+			parent, o, ok := validate(ctx, s, w+" parent", "agent-lease-manifest", parse(v.Parent))
 			if !ok {
 				return o
 			}
@@ -54,7 +54,7 @@ func narrowVectorCheck(v NarrowVector) check.Check {
 				return check.Failed(w+": a vector carries exactly one of granted or refusals.", "one", "both or neither")
 			}
 			if len(v.Granted) > 0 {
-				g, o, ok := validate(ctx, s, "agent-lease-manifest", parse(v.Granted))
+				g, o, ok := validate(ctx, s, w+" granted", "agent-lease-manifest", parse(v.Granted))
 				if !ok {
 					return o
 				}
@@ -223,7 +223,7 @@ func signatureChecks(key string, v SignatureVector) []check.Check {
 			ID: id + "/lease", Doc: "the signed lease of " + v.Name + " validates as agent-lease", Needs: []string{OpValidate},
 			Explain: "sends: validate {\"shape\": \"agent-lease\", \"value\": <the vector's lease>}\nexpects: valid true",
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
-				r, o, ok := validate(ctx, s, "agent-lease", v.Lease)
+				r, o, ok := validate(ctx, s, "signatures/"+v.Name+" lease", "agent-lease", v.Lease)
 				if !ok {
 					return o
 				}
@@ -272,7 +272,7 @@ func byRuleValidCheck(f Fixture) check.Check {
 			if f.Expect == nil || f.Expect.Rule == nil || f.Expect.Path == nil {
 				return check.Failed("invalid-by-rule/"+f.File+`: no .expect.json with "rule" and "path". A rule rejection with no stated rule can be a rejection for the wrong reason.`, "an .expect.json", "none")
 			}
-			v, o, ok := validate(ctx, s, f.Shape, f.Value)
+			v, o, ok := validate(ctx, s, "invalid-by-rule/"+f.File, f.Shape, f.Value)
 			if !ok {
 				return o
 			}
