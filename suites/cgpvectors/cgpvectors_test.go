@@ -1,6 +1,7 @@
 package cgpvectors
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -220,5 +221,47 @@ func TestProfileErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.wants) || !strings.Contains(err.Error(), "corpus test") {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.wants)
 		}
+	}
+}
+
+// TestNodeAdapter runs the Node.js adapter, a second implementation written
+// from the docs, against the embedded profile and, with REFEREE_SHARED, both
+// upstream profiles.
+func TestNodeAdapter(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not found")
+	}
+	const prog = "../../examples/adapters/node/cgp-vectors.mjs"
+	if _, err := os.Stat(prog); err != nil {
+		t.Skipf("%s: %v", prog, err)
+	}
+	cfg := adapter.ProcessConfig{Argv: []string{"node", prog}}
+	start := func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }
+	suites := map[string]*check.Suite{"embedded": embeddedSuite(t)}
+	if dir := os.Getenv("REFEREE_SHARED"); dir != "" {
+		for _, profile := range []string{"contextgraph-1.0-draft", "contextgraph-1.0"} {
+			c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", profile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Load(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			suites[profile] = s
+		}
+	}
+	for name, s := range suites {
+		t.Run(name, func(t *testing.T) {
+			run := checktest.Execute(t, s, start)
+			if len(run.Results) != len(s.Checks) {
+				t.Errorf("%d results for %d checks", len(run.Results), len(s.Checks))
+			}
+			for _, r := range run.Results {
+				if r.Status != check.Pass {
+					t.Errorf("%s %s: %s", r.ID, r.Status, r.Reason)
+				}
+			}
+		})
 	}
 }

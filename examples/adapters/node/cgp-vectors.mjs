@@ -1,0 +1,391 @@
+// cgp-vectors.mjs: a referee-adapter/1 adapter for referee's "cgp-vectors"
+// suite, in Node.js (version 20 or later, no npm packages). It is a small,
+// self-contained implementation of the Context Graph Protocol's digest profile
+// (fixture profile 1.1.0): the strict parse of a ContextFrame and a
+// ContextQuery with their allow-lists, the normalisation that materialises
+// omitted arrays, RFC 8785 canonicalisation, the sha256: digest of the
+// canonical text, and frame-validity rule F3 (citation_label present and not
+// blank).
+//
+// referee starts it as a child process and speaks NDJSON over its stdio:
+//
+//   referee run cgp-vectors -- node examples/adapters/node/cgp-vectors.mjs
+//
+// Each request is one JSON object on one line of stdin; each reply is one line
+// on stdout. stdout carries protocol only; logs go to stderr. The adapter
+// exits 0 when stdin closes.
+//
+// Ops:
+//   normalizeFrame {frame: F}        -> ok: the normalised frame, or err
+//                                       {code: "unknown_field", path: "frame...."}
+//   normalizeQuery {query: Q}        -> ok: the normalised query, or err
+//                                       {code: "unknown_field", path: "query...."}
+//   canonicalize   {value: V}        -> ok: the RFC 8785 text of V, as a string
+//                  {value_text: T}   -> the same, for the JSON text T
+//   digest         {value: V}        -> ok: "sha256:" + hex(SHA-256(RFC 8785 text))
+//   checkFrame     {frame: F}        -> ok: {valid: true}, or
+//                                       {valid: false, rule: "F3", field: "citation_label", message}
+//
+// Request lines are read with the parser below, not JSON.parse: the strict
+// parse must report the first unknown member in source order, and JSON.parse
+// puts integer-like keys ("0", "1") ahead of all others. Objects are read as
+// Maps, which keep the source order exactly. The parser also rejects
+// duplicate member names (I-JSON, which RFC 8785 requires).
+
+import { createHash } from "node:crypto";
+
+const PROTOCOL = "referee-adapter/1";
+const SUITE = "cgp-vectors";
+const HELLO = {
+  name: "cgp-vectors-node",
+  version: "1.0.0",
+  ops: ["normalizeFrame", "normalizeQuery", "canonicalize", "digest", "checkFrame"],
+  concurrency: 1,
+};
+
+// The digest profile's allow-lists. content_digest (frames) and
+// representation_preferences (queries) are deliberately not in them.
+const FRAME_MEMBERS = new Set([
+  "id", "kind", "title", "content", "uri", "representation", "content_fidelity",
+  "canonical_content_hash", "content_ref", "transform", "minimum_content_fidelity",
+  "inline_content_requirement", "score", "token_cost", "canonical_token_cost",
+  "tokenizer_ref", "valid_from", "valid_to", "recorded_at", "provenance",
+  "citation_label", "embedding", "relations",
+]);
+const PROVENANCE_MEMBERS = new Set(["type", "uri", "range", "digest", "method", "by"]);
+const EMBEDDING_MEMBERS = new Set(["fingerprint", "vector"]);
+const RELATION_MEMBERS = new Set(["rel", "target_uri", "display_name"]);
+const QUERY_MEMBERS = new Set([
+  "goal", "query_text", "embedding", "kinds", "anchors", "max_frames", "max_tokens", "as_of",
+]);
+
+// Reject is an answer of err; extra holds further members of err (path).
+class Reject extends Error {
+  constructor(code, message, extra = {}) {
+    super(message);
+    this.code = code;
+    this.extra = extra;
+  }
+}
+
+const isObject = (v) => v instanceof Map;
+
+/* ------------------------------------------------------------------ */
+/* JSON reader: RFC 8259, objects as Maps                              */
+/* ------------------------------------------------------------------ */
+
+const WS_RE = /[ \t\n\r]*/y;
+const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+// A string token: no raw control characters, only the RFC 8259 escapes.
+const STRING_RE = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+
+// parseJSON reads one JSON text. Numbers become doubles (Number of the lexeme
+// rounds correctly; a lexeme beyond double range becomes ±Infinity, which the
+// canonical writer rejects). Strings keep lone surrogate escapes as lone code
+// units, which the canonical writer rejects too. It throws a SyntaxError.
+function parseJSON(text) {
+  let pos = 0;
+  const fail = (what) => {
+    throw new SyntaxError(`${what} at offset ${pos}`);
+  };
+  const skip = () => {
+    WS_RE.lastIndex = pos;
+    WS_RE.exec(text);
+    pos = WS_RE.lastIndex;
+  };
+  const token = (re, what) => {
+    re.lastIndex = pos;
+    const m = re.exec(text);
+    if (m === null) fail(`invalid ${what}`);
+    pos = re.lastIndex;
+    return m[0];
+  };
+  const literal = (word, v) => {
+    if (!text.startsWith(word, pos)) fail("invalid literal");
+    pos += word.length;
+    return v;
+  };
+  const value = (depth) => {
+    if (depth > 10000) fail("nesting too deep");
+    skip();
+    const c = text[pos];
+    if (c === "{") {
+      pos++;
+      const m = new Map();
+      skip();
+      if (text[pos] === "}") {
+        pos++;
+        return m;
+      }
+      for (;;) {
+        skip();
+        if (text[pos] !== '"') fail("expected a member name");
+        const key = JSON.parse(token(STRING_RE, "string"));
+        if (m.has(key)) fail(`duplicate member name ${JSON.stringify(key)}`);
+        skip();
+        if (text[pos] !== ":") fail("expected ':'");
+        pos++;
+        m.set(key, value(depth + 1));
+        skip();
+        if (text[pos] === ",") {
+          pos++;
+        } else if (text[pos] === "}") {
+          pos++;
+          return m;
+        } else fail("expected ',' or '}'");
+      }
+    }
+    if (c === "[") {
+      pos++;
+      const a = [];
+      skip();
+      if (text[pos] === "]") {
+        pos++;
+        return a;
+      }
+      for (;;) {
+        a.push(value(depth + 1));
+        skip();
+        if (text[pos] === ",") {
+          pos++;
+        } else if (text[pos] === "]") {
+          pos++;
+          return a;
+        } else fail("expected ',' or ']'");
+      }
+    }
+    if (c === '"') return JSON.parse(token(STRING_RE, "string"));
+    if (c === "t") return literal("true", true);
+    if (c === "f") return literal("false", false);
+    if (c === "n") return literal("null", null);
+    if (c === "-" || (c >= "0" && c <= "9")) return Number(token(NUMBER_RE, "number"));
+    return fail(pos >= text.length ? "unexpected end of text" : "unexpected character");
+  };
+  const v = value(0);
+  skip();
+  if (pos !== text.length) fail("trailing data");
+  return v;
+}
+
+/* ------------------------------------------------------------------ */
+/* RFC 8785 writer                                                     */
+/* ------------------------------------------------------------------ */
+
+// canonicalString writes a string as RFC 8785 does. Node 20's JSON.stringify
+// escapes `"`, `\`, \b \t \n \f \r and other C0 controls as lowercase \u00xx
+// and writes everything else raw, which is exactly RFC 8785's form. A lone
+// surrogate has no UTF-8 form, so it has no canonical text.
+function canonicalString(s) {
+  if (!s.isWellFormed()) throw new Reject("not_canonicalizable", `string ${JSON.stringify(s)} holds a lone surrogate`);
+  return JSON.stringify(s);
+}
+
+// canonical returns the RFC 8785 text of a value: members sorted by UTF-16
+// code units (the default Array.prototype.sort order), numbers in ECMAScript
+// Number::toString form (-0 gives "0"), arrays in order, no whitespace.
+function canonical(v) {
+  const out = [];
+  const write = (v) => {
+    if (v === null) out.push("null");
+    else if (v === true) out.push("true");
+    else if (v === false) out.push("false");
+    else if (typeof v === "number") {
+      if (!Number.isFinite(v)) throw new Reject("not_canonicalizable", "a number beyond the range of a double");
+      out.push(String(v));
+    } else if (typeof v === "string") out.push(canonicalString(v));
+    else if (Array.isArray(v)) {
+      out.push("[");
+      v.forEach((x, i) => {
+        if (i > 0) out.push(",");
+        write(x);
+      });
+      out.push("]");
+    } else if (isObject(v)) {
+      out.push("{");
+      [...v.keys()].sort().forEach((k, i) => {
+        if (i > 0) out.push(",");
+        out.push(canonicalString(k), ":");
+        write(v.get(k));
+      });
+      out.push("}");
+    } else throw new Reject("internal", `unexpected value of type ${typeof v}`);
+  };
+  write(v);
+  return out.join("");
+}
+
+const digestOf = (v) => "sha256:" + createHash("sha256").update(canonical(v), "utf8").digest("hex");
+
+/* ------------------------------------------------------------------ */
+/* the digest profile: strict parse and normalisation                  */
+/* ------------------------------------------------------------------ */
+
+const typeName = (v) => (v === null ? "null" : Array.isArray(v) ? "an array" : isObject(v) ? "an object" : `a ${typeof v}`);
+
+function shape(path, want, v) {
+  return new Reject("invalid_shape", `${path} is ${want}, not ${typeName(v)}`);
+}
+
+// strictMembers walks an object's members in source order and throws
+// unknown_field for the first one outside allowed. nested maps a known
+// member name to a check of its value, run as soon as the member is met, so
+// the first unknown member is found depth first (serde's deny_unknown_fields).
+function strictMembers(path, obj, allowed, nested = {}) {
+  if (!isObject(obj)) throw shape(path, "an object", obj);
+  for (const [k, v] of obj) {
+    const p = `${path}.${k}`;
+    if (!allowed.has(k)) throw new Reject("unknown_field", `unknown field ${p}`, { path: p });
+    if (nested[k]) nested[k](p, v);
+  }
+}
+
+// strictList checks an array of objects, each against allowed.
+const strictList = (allowed) => (path, v) => {
+  if (!Array.isArray(v)) throw shape(path, "an array of objects", v);
+  v.forEach((entry, i) => strictMembers(`${path}[${i}]`, entry, allowed));
+};
+
+const FRAME_NESTED = {
+  provenance: strictList(PROVENANCE_MEMBERS),
+  relations: strictList(RELATION_MEMBERS),
+  embedding: (path, v) => strictMembers(path, v, EMBEDDING_MEMBERS),
+};
+
+// materialise returns a copy of obj with each absent name set to []. Nothing
+// else is added: absent optional members stay absent, null is never inserted.
+function materialise(obj, names) {
+  const out = new Map(obj);
+  for (const n of names) if (!out.has(n)) out.set(n, []);
+  return out;
+}
+
+function normalizeFrame(frame) {
+  strictMembers("frame", frame, FRAME_MEMBERS, FRAME_NESTED);
+  return materialise(frame, ["provenance", "relations"]);
+}
+
+function normalizeQuery(query) {
+  strictMembers("query", query, QUERY_MEMBERS);
+  return materialise(query, ["kinds", "anchors"]);
+}
+
+/* ------------------------------------------------------------------ */
+/* frame validity: F3                                                  */
+/* ------------------------------------------------------------------ */
+
+// Blank is empty after trimming Unicode White_Space from both ends (Rust's
+// str::trim). JS's \s and String.prototype.trim differ from White_Space: they
+// include U+FEFF and leave out U+0085, so the property is named explicitly.
+const BLANK_RE = /^\p{White_Space}*$/u;
+
+// checkFrame reads the frame as a general ContextFrame: no allow-lists.
+function checkFrame(frame) {
+  if (!isObject(frame)) return { valid: false, rule: "shape", field: "", message: `a frame is an object, not ${typeName(frame)}` };
+  const bad = (message) => ({ valid: false, rule: "F3", field: "citation_label", message: `citation_label ${message}` });
+  if (!frame.has("citation_label")) return bad("is missing");
+  const label = frame.get("citation_label");
+  if (typeof label !== "string") return bad(`is ${typeName(label)}, not a string`);
+  if (BLANK_RE.test(label)) return bad(`is blank (${JSON.stringify(label)})`);
+  return { valid: true };
+}
+
+/* ------------------------------------------------------------------ */
+/* protocol                                                            */
+/* ------------------------------------------------------------------ */
+
+// arg returns args[name], or throws bad_args if args has no such member.
+function arg(args, name) {
+  if (!isObject(args) || !args.has(name)) throw new Reject("bad_args", `args.${name} is required`);
+  return args.get(name);
+}
+
+// valueArg returns args.value, or args.value_text parsed.
+function valueArg(args) {
+  if (isObject(args) && !args.has("value") && args.has("value_text")) {
+    const text = args.get("value_text");
+    if (typeof text !== "string") throw new Reject("bad_args", "args.value_text must be a string");
+    try {
+      return parseJSON(text);
+    } catch (e) {
+      throw new Reject("invalid_json", `value_text: ${e.message}`);
+    }
+  }
+  return arg(args, "value");
+}
+
+// handle answers one request; it returns the reply's ok member as JSON text.
+function handle(op, args) {
+  switch (op) {
+    case "hello": {
+      const protocol = isObject(args) ? args.get("protocol") : undefined;
+      if (protocol !== PROTOCOL) {
+        throw new Reject("unsupported_protocol", `want ${PROTOCOL}, got ${JSON.stringify(protocol)}`);
+      }
+      const suite = args.get("suite");
+      if (suite !== undefined && suite !== SUITE) {
+        process.stderr.write(`cgp-vectors-node: hello for suite ${JSON.stringify(suite)}; this adapter is for ${SUITE}\n`);
+      }
+      return JSON.stringify(HELLO);
+    }
+    case "normalizeFrame":
+      return canonical(normalizeFrame(arg(args, "frame")));
+    case "normalizeQuery":
+      return canonical(normalizeQuery(arg(args, "query")));
+    case "canonicalize":
+      return JSON.stringify(canonical(valueArg(args)));
+    case "digest":
+      return JSON.stringify(digestOf(valueArg(args)));
+    case "checkFrame":
+      return JSON.stringify(checkFrame(arg(args, "frame")));
+    default:
+      throw new Reject("unknown_op", `unknown op ${JSON.stringify(op)}`);
+  }
+}
+
+const errLine = (id, code, message, extra = {}) => JSON.stringify({ id, err: { code, message, ...extra } }) + "\n";
+
+const lineDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+// onLine answers one request line.
+function onLine(bytes) {
+  let req;
+  try {
+    req = parseJSON(lineDecoder.decode(bytes));
+  } catch (e) {
+    process.stderr.write(`cgp-vectors-node: bad request line: ${e.message}\n`);
+    return errLine(null, "bad_request", `request is not a JSON object line: ${e.message}`);
+  }
+  const id = isObject(req) && Number.isInteger(req.get("id")) ? req.get("id") : null;
+  if (id === null || typeof req.get("op") !== "string") {
+    return errLine(id, "bad_request", "a request needs an integer id and a string op");
+  }
+  try {
+    return `{"id":${id},"ok":${handle(req.get("op"), req.get("args"))}}\n`;
+  } catch (e) {
+    if (e instanceof Reject) return errLine(id, e.code, e.message, e.extra);
+    process.stderr.write(`cgp-vectors-node: request ${id}: ${e.stack}\n`);
+    return errLine(id, "internal", String(e.message));
+  }
+}
+
+// isBlankLine reports whether a line holds only spaces, tabs and carriage returns.
+const isBlankLine = (line) => line.every((b) => b === 0x20 || b === 0x09 || b === 0x0d);
+
+// Split stdin on "\n" bytes; blank lines are skipped. A reply is written
+// whole with one write call; Node keeps the writes in order.
+let pending = [];
+process.stdin.on("data", (chunk) => {
+  let start = 0;
+  for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
+    pending.push(chunk.subarray(start, nl));
+    const line = Buffer.concat(pending);
+    pending = [];
+    start = nl + 1;
+    if (!isBlankLine(line)) process.stdout.write(onLine(line));
+  }
+  if (start < chunk.length) pending.push(chunk.subarray(start));
+});
+process.stdin.on("end", () => {
+  const line = Buffer.concat(pending);
+  if (!isBlankLine(line)) process.stdout.write(onLine(line));
+});
