@@ -208,3 +208,28 @@ func FuzzStrictFrame(f *testing.F) {
 		}
 	})
 }
+
+func TestRecordHash(t *testing.T) {
+	tests := []struct{ record, preimage string }{
+		{`{"b":1,"record_hash":"sha256:x","a":{"record_hash":"kept"}}`, `{"a":{"record_hash":"kept"},"b":1}`},
+		{`{"record_hash":null}`, `{}`},
+		{`{"z":"\u00e9","a:b":[1.0,2]}`, `{"a:b":[1,2],"z":"é"}`},
+	}
+	for _, tt := range tests {
+		v, err := canon.Parse([]byte(tt.record), canon.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := RecordPreimage(v)
+		if err != nil || string(got) != tt.preimage {
+			t.Errorf("RecordPreimage(%s) = %s, %v; want %s", tt.record, got, err, tt.preimage)
+		}
+		h, _ := RecordHash(v)
+		if h != DigestOf([]byte(tt.preimage)) {
+			t.Errorf("RecordHash(%s) = %s", tt.record, h)
+		}
+	}
+	if _, err := RecordHash(canon.Value{Kind: canon.Array}); err == nil {
+		t.Error("RecordHash of an array: no error")
+	}
+}

@@ -79,6 +79,7 @@ type Corpus struct {
 	Citations []Citation // context-frame.missing-citation.invalid.json, in file order
 	Valid     []Named    // frames that must be valid: the digest frames' sources, compact, reference
 	Vectors   []Vector
+	Records   []Record // the lifecycle records (embedded, whatever the profile)
 }
 
 // DigestCase is one digest case: a wire object and its three artifacts.
@@ -332,6 +333,15 @@ func fields(v canon.Value, where string, keys ...string) (map[string]canon.Value
 func Load(c *corpus.Corpus) (*check.Suite, error) {
 	cp, err := ReadCorpus(c)
 	if err != nil {
+		return nil, err
+	}
+	// The lifecycle records are not part of a fixture profile: they are
+	// always referee's embedded copy of upstream's.
+	rc, err := Records()
+	if err != nil {
+		return nil, err
+	}
+	if cp.Records, err = ReadRecords(rc); err != nil {
 		return nil, err
 	}
 	return &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()}, nil

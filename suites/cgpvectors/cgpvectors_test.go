@@ -56,9 +56,10 @@ func TestReferencePassesShared(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3.
-			if len(s.Checks) != 32 {
-				t.Errorf("%d checks, want 32", len(s.Checks))
+			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3,
+			// and the 12 embedded lifecycle records x 2.
+			if len(s.Checks) != 56 {
+				t.Errorf("%d checks, want 56", len(s.Checks))
 			}
 			run := checktest.Run(t, s, reference(t, ""))
 			if n := run.Counts(); n.Pass != len(run.Results) {
@@ -261,6 +262,75 @@ func TestNodeAdapter(t *testing.T) {
 				if r.Status != check.Pass {
 					t.Errorf("%s %s: %s", r.ID, r.Status, r.Reason)
 				}
+			}
+		})
+	}
+}
+
+// TestRecordsAreUpstreams checks the embedded lifecycle records against
+// the shared copy of upstream's files, byte for byte.
+func TestRecordsAreUpstreams(t *testing.T) {
+	dir := os.Getenv("REFEREE_SHARED")
+	if dir == "" {
+		t.Skip("REFEREE_SHARED is not set: the upstream records are in ../shared/corpora/cgp/_extra")
+	}
+	rc, err := Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rc.Files() {
+		src := filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab", "tests", "fixtures", f)
+		if f == RecordVectorsFile {
+			src = filepath.Join(dir, "corpora", "cgp", "_extra", "index-newer", "tests", "fixtures", f)
+		}
+		want, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := rc.ReadFile(f)
+		if string(got) != string(want) {
+			t.Errorf("%s differs from %s", f, src)
+		}
+	}
+}
+
+func TestReadRecordsErrors(t *testing.T) {
+	rc, err := Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vectors, _ := rc.ReadFile(RecordVectorsFile)
+	obs, _ := rc.ReadFile("observation.json")
+	tests := []struct {
+		name, file, old, new, want string
+	}{
+		{"stored hash differs", "observation.json", `"record_hash": "sha256:b45e`, `"record_hash": "sha256:c45e`, "observation.json stores record_hash"},
+		{"preimage differs", RecordVectorsFile, `\"rec_obs_0001\"`, `\"rec_obs_0002\"`, "jcs_utf8 is not the RFC 8785 text of observation.json"},
+		{"file outside", RecordVectorsFile, `"record_file": "observation.json"`, `"record_file": "../observation.json"`, "is not a .json file beside"},
+		{"unknown member", RecordVectorsFile, `"rule":`, `"rules":`, `unknown field "rules"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string][]byte{RecordVectorsFile: vectors, "observation.json": obs}
+			if !strings.Contains(string(files[tt.file]), tt.old) {
+				t.Fatalf("%s holds no %s", tt.file, tt.old)
+			}
+			files[tt.file] = []byte(strings.Replace(string(files[tt.file]), tt.old, tt.new, 1))
+			fsys := fstest.MapFS{}
+			for _, f := range rc.Files() {
+				b, _ := rc.ReadFile(f)
+				fsys[f] = &fstest.MapFile{Data: b}
+			}
+			for f, b := range files {
+				fsys[f] = &fstest.MapFile{Data: b}
+			}
+			c, err := corpus.Open(fsys, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ReadRecords(c)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "corpus test") {
+				t.Errorf("error = %v, want one naming the corpus and %q", err, tt.want)
 			}
 		})
 	}

@@ -16,7 +16,8 @@ import (
 // case, cgp-vectors/strict/NAME per unknown-field negative,
 // cgp-vectors/citation/NAME per citation negative,
 // cgp-vectors/frame-validity/NAME per valid frame, and
-// cgp-vectors/normalization/NAME/{normalized,jcs,sha256} per vector.
+// cgp-vectors/normalization/NAME/{normalized,jcs,sha256} per vector, and
+// cgp-vectors/record/KIND/{hash,extension} per lifecycle record.
 func (c *Corpus) Checks() []check.Check {
 	var out []check.Check
 	for _, d := range c.Frames {
@@ -36,6 +37,9 @@ func (c *Corpus) Checks() []check.Check {
 	}
 	for _, v := range c.Vectors {
 		out = append(out, vectorNormalizedCheck(v), jcsCheck("normalization/"+v.Name, v.Normalized, v.JCS), shaCheck("normalization/"+v.Name, v.Input, v.SHA256))
+	}
+	for _, r := range c.Records {
+		out = append(out, recordChecks(r)...)
 	}
 	return out
 }

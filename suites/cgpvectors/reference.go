@@ -24,7 +24,17 @@ type Mode struct {
 	opts     cgp.Options    // strict parse and normalisation variations
 	hashText bool           // digest hashes the value's source-order text, not its RFC 8785 text
 	citation citationRule   // how checkFrame judges citation_label
+	record   recordRule     // how recordHash builds the preimage
 }
+
+type recordRule uint8
+
+const (
+	recordRemove      recordRule = iota // the top-level record_hash removed
+	recordKeepHash                      // record_hash left in the preimage
+	recordBlankHash                     // record_hash blanked to "" rather than removed
+	recordDropForeign                   // namespaced members (with a ':') dropped, as a typed struct would
+)
 
 type citationRule uint8
 
@@ -51,6 +61,9 @@ var Modes = []Mode{
 	{Name: "citation-optional", Doc: "treats citation_label as optional: blank is rejected, absent is accepted", citation: citationOptional},
 	{Name: "ascii-trim", Doc: "trims only ASCII whitespace before the blank test, so a lone U+00A0 passes", citation: citationASCIITrim},
 	{Name: "camel-case-citation", Doc: "looks for citationLabel instead of citation_label, so every frame lacks one", citation: citationCamelCase},
+	{Name: "record-hash-kept", Doc: "hashes the lifecycle record with its record_hash member still in it", record: recordKeepHash},
+	{Name: "record-hash-blanked", Doc: "blanks record_hash to \"\" before hashing instead of removing it", record: recordBlankHash},
+	{Name: "drop-extensions", Doc: "drops namespaced members it does not model (acme:relay) before hashing a record, as a typed re-serialisation would", record: recordDropForeign},
 }
 
 // ModeNames returns the names of the broken modes.
@@ -85,7 +98,7 @@ func (h *Handler) Hello() adapter.Hello {
 	if h.mode.Name != "" {
 		name += "+" + h.mode.Name
 	}
-	return adapter.Hello{Name: name, Version: Version, Ops: []string{OpNormalizeFrame, OpNormalizeQuery, OpCanonicalize, OpDigest, OpCheckFrame}, Concurrency: 8}
+	return adapter.Hello{Name: name, Version: Version, Ops: []string{OpNormalizeFrame, OpNormalizeQuery, OpCanonicalize, OpDigest, OpCheckFrame, OpRecordHash}, Concurrency: 8}
 }
 
 func badArgs(msg string) *adapter.Error { return &adapter.Error{Code: "bad_args", Message: msg} }
@@ -140,6 +153,19 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 		}
 		if h.mode.hashText {
 			text = []byte(v.String())
+		}
+		return marshalString(cgp.DigestOf(text))
+	case OpRecordHash:
+		v, ok := arg("record")
+		if !ok {
+			return nil, badArgs("args.record is missing")
+		}
+		if v.Kind != canon.Object {
+			return nil, badArgs("args.record is not an object")
+		}
+		text, err := h.canonical(h.preimage(v))
+		if err != nil {
+			return nil, &adapter.Error{Code: "not_canonicalizable", Message: err.Error()}
 		}
 		return marshalString(cgp.DigestOf(text))
 	case OpCheckFrame:
@@ -228,4 +254,24 @@ func (h *Handler) checkFrame(v canon.Value) *cgp.Violation {
 		return nil
 	}
 	return &cgp.Violation{Rule: cgp.RuleCitation, Field: "citation_label", Msg: "is missing"}
+}
+
+// preimage is the record recordHash canonicalises: without its top-level
+// record_hash, or as the mode gets that wrong.
+func (h *Handler) preimage(rec canon.Value) canon.Value {
+	out := canon.Value{Kind: canon.Object}
+	for _, m := range rec.Members {
+		switch {
+		case m.Key == cgp.RecordHashMember && h.mode.record == recordRemove:
+			continue
+		case m.Key == cgp.RecordHashMember && h.mode.record == recordBlankHash:
+			m.Value = canon.Value{Kind: canon.String}
+		case strings.Contains(m.Key, ":") && h.mode.record == recordDropForeign:
+			continue
+		case m.Key == cgp.RecordHashMember && h.mode.record == recordDropForeign:
+			continue
+		}
+		out.Members = append(out.Members, m)
+	}
+	return out
 }

@@ -25,6 +25,8 @@
 //   digest         {value: V}        -> ok: "sha256:" + hex(SHA-256(RFC 8785 text))
 //   checkFrame     {frame: F}        -> ok: {valid: true}, or
 //                                       {valid: false, rule: "F3", field: "citation_label", message}
+//   recordHash     {record: R}       -> ok: "sha256:" + hex(SHA-256(RFC 8785 text of R
+//                                       without its top-level record_hash member))
 //
 // Request lines are read with the parser below, not JSON.parse: the strict
 // parse must report the first unknown member in source order, and JSON.parse
@@ -39,7 +41,7 @@ const SUITE = "cgp-vectors";
 const HELLO = {
   name: "cgp-vectors-node",
   version: "1.0.0",
-  ops: ["normalizeFrame", "normalizeQuery", "canonicalize", "digest", "checkFrame"],
+  ops: ["normalizeFrame", "normalizeQuery", "canonicalize", "digest", "checkFrame", "recordHash"],
   concurrency: 1,
 };
 
@@ -337,6 +339,15 @@ function handle(op, args) {
       return JSON.stringify(digestOf(valueArg(args)));
     case "checkFrame":
       return JSON.stringify(checkFrame(arg(args, "frame")));
+    case "recordHash": {
+      // A lifecycle record's hash: the member is removed, not blanked, and
+      // only at the top level; every other member, known or not, is content.
+      const record = arg(args, "record");
+      if (!isObject(record)) throw new Reject("bad_args", "args.record must be an object");
+      const rest = new Map(record);
+      rest.delete("record_hash");
+      return JSON.stringify(digestOf(rest));
+    }
     default:
       throw new Reject("unknown_op", `unknown op ${JSON.stringify(op)}`);
   }

@@ -1,0 +1,168 @@
+package cgpvectors
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/protocols/cgp"
+)
+
+// OpRecordHash is the adapter op that computes a lifecycle record's record_hash.
+const OpRecordHash = "recordHash"
+
+// RecordVectorsFile lists each lifecycle record fixture with its preimage and hash.
+const RecordVectorsFile = "record-hash-vectors.json"
+
+// extension is the unmodelled namespaced member planted in each record, as
+// upstream's record_hash_typed_wire_parity test does: it is content, so it
+// changes the hash.
+const extension = `{"hops":2,"latency_ms":12.5,"verified":true,"route":["relay-a","relay-b"],"note":null}`
+
+// extensionKey is the planted member's name.
+const extensionKey = "acme:relay"
+
+//go:embed records
+var embeddedRecords embed.FS
+
+// Records returns the lifecycle record fixtures of the Context Exchange
+// Provider profile and their record-hash vectors, as upstream publishes them.
+func Records() (*corpus.Corpus, error) {
+	sub, err := fs.Sub(embeddedRecords, "records")
+	if err != nil {
+		return nil, err
+	}
+	return corpus.Open(sub, "embedded:cgp-records")
+}
+
+// Record is one lifecycle record fixture with its published preimage and hash.
+type Record struct {
+	Name     string // the file's stem, its record_kind
+	Record   canon.Value
+	Preimage string // jcs_utf8
+	Hash     string // record_hash
+}
+
+// ReadRecords reads record-hash-vectors.json and the records it names, and
+// checks that the file agrees with itself and with RFC 8785: each record's
+// stored record_hash, the vector's hash, and the hash of the vector's preimage.
+func ReadRecords(c *corpus.Corpus) ([]Record, error) {
+	v, err := readValue(c, RecordVectorsFile)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fields(v, fmt.Sprintf("corpus %s: %s", c.Name, RecordVectorsFile), "note", "rule", "vectors")
+	if err != nil {
+		return nil, err
+	}
+	if f["vectors"].Kind != canon.Array || len(f["vectors"].Elems) == 0 {
+		return nil, fmt.Errorf("corpus %s: %s: vectors is not a non-empty array", c.Name, RecordVectorsFile)
+	}
+	var out []Record
+	seen := corpus.Names{}
+	for i, e := range f["vectors"].Elems {
+		where := fmt.Sprintf("corpus %s: %s: vector %d", c.Name, RecordVectorsFile, i)
+		g, err := fields(e, where, "jcs_utf8", "record_file", "record_hash")
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range []string{"jcs_utf8", "record_file", "record_hash"} {
+			if g[k].Kind != canon.String {
+				return nil, fmt.Errorf("%s: %s is not a string", where, k)
+			}
+		}
+		file := g["record_file"].Str
+		name, ok := strings.CutSuffix(file, ".json")
+		if !ok || strings.ContainsAny(name, "/\\") {
+			return nil, fmt.Errorf("%s: record_file %q is not a .json file beside %s", where, file, RecordVectorsFile)
+		}
+		if err := seen.Add(name); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		rec, err := readValue(c, file)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		r := Record{Name: name, Record: rec, Preimage: g["jcs_utf8"].Str, Hash: g["record_hash"].Str}
+		pre, err := cgp.RecordPreimage(rec)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%s: %s: %w", where, file, err)
+		case string(pre) != r.Preimage:
+			return nil, fmt.Errorf("%s: jcs_utf8 is not the RFC 8785 text of %s without record_hash", where, file)
+		case cgp.DigestOf(pre) != r.Hash:
+			return nil, fmt.Errorf("%s: record_hash %s is not the digest of jcs_utf8 (%s)", where, r.Hash, cgp.DigestOf(pre))
+		}
+		if stored, ok := member(rec, cgp.RecordHashMember); !ok || stored.Str != r.Hash {
+			return nil, fmt.Errorf("%s: %s stores record_hash %s, the vector says %s", where, file, stored.String(), r.Hash)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func member(v canon.Value, key string) (canon.Value, bool) {
+	for _, m := range v.Members {
+		if m.Key == key {
+			return m.Value, true
+		}
+	}
+	return canon.Value{}, false
+}
+
+// withExtension is rec with the extension member planted after its first member.
+func withExtension(rec canon.Value) canon.Value {
+	ext, _ := canon.Parse([]byte(extension), canon.ReadOptions{})
+	out := canon.Value{Kind: canon.Object, Members: append([]canon.Member{}, rec.Members[:1]...)}
+	out.Members = append(out.Members, canon.Member{Key: extensionKey, Value: ext})
+	out.Members = append(out.Members, rec.Members[1:]...)
+	return out
+}
+
+// recordChecks are cgp-vectors/record/NAME/hash and cgp-vectors/record/NAME/extension.
+func recordChecks(r Record) []check.Check {
+	ext := withExtension(r.Record)
+	extHash, _ := cgp.RecordHash(ext)
+	return []check.Check{
+		recordCheck("cgp-vectors/record/"+r.Name+"/hash",
+			"the record_hash of the "+r.Name+" lifecycle record is the published one",
+			"the record fixture "+r.Name+".json, its stored record_hash included", r.Record, r.Hash,
+			"record_hash is sha256 of the RFC 8785 text of the record with its top-level record_hash member removed (not blanked)"),
+		recordCheck("cgp-vectors/record/"+r.Name+"/extension",
+			"an unmodelled namespaced member ("+extensionKey+") is content: it is kept and changes the "+r.Name+" record's hash",
+			"the "+r.Name+" record with "+strings.Replace(`"K": `+extension, "K", extensionKey, 1)+" planted after its first member", ext, extHash,
+			"a member the implementation does not model must be kept and hashed like any other"),
+	}
+}
+
+func recordCheck(id, doc, sends string, rec canon.Value, want, hint string) check.Check {
+	return check.Check{
+		ID:      id,
+		Doc:     doc,
+		Needs:   []string{OpRecordHash},
+		Explain: fmt.Sprintf("sends: %s {\"record\": <%s>}\nexpects: ok %q", OpRecordHash, sends, want),
+		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			r, err := s.Call(ctx, OpRecordHash, map[string]json.RawMessage{"record": raw(rec)})
+			if err != nil {
+				return check.Broke(err)
+			}
+			if r.Err != nil {
+				return check.Failed(OpRecordHash+" rejected a lifecycle record: "+r.Err.Error(), want, "err: "+r.Err.Error())
+			}
+			if r.OK.Kind != canon.String {
+				return check.Failed(OpRecordHash+" returned "+r.OK.Kind.String()+", not a string", want, r.OK.String())
+			}
+			o := check.SameBytes("record_hash", []byte(want), []byte(r.OK.Str))
+			if o.Status == check.Fail {
+				o.Notes = append(o.Notes, hint)
+			}
+			return o
+		},
+	}
+}
