@@ -1,7 +1,10 @@
 package cgp
 
 import (
+	"crypto/ed25519"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -232,4 +235,82 @@ func TestRecordHash(t *testing.T) {
 	if _, err := RecordHash(canon.Value{Kind: canon.Array}); err == nil {
 		t.Error("RecordHash of an array: no error")
 	}
+}
+
+func TestRecordAttestation(t *testing.T) {
+	// The published test key of upstream's record-attestation-key.json.
+	seed := []byte("contextgraph-lifecycle-test-key!")
+	const hash = "sha256:b45eebfdfe7e6e5056bf25d84864cf9acd731eef120a1f6de129fb788c3b34dc"
+	msg, err := RecordAttestationMessage(hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hex.EncodeToString(msg); got != "636f6e7465787467726170682f6174746573742f312f7265636f7264b45eebfdfe7e6e5056bf25d84864cf9acd731eef120a1f6de129fb788c3b34dc" {
+		t.Errorf("message = %s", got)
+	}
+	sig, err := SignRecordAttestation(seed, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sig != "8cce3f453510c50d88821eb57dd1767827ba7ab5e29d072b1fadf29583313a04635521228a62b3015399ca8676394087a2bb861a4f893ff4912dea43fdccb905" {
+		t.Errorf("signature = %s", sig)
+	}
+	pub := ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
+	if hex.EncodeToString(pub) != "495b4a0a4a16c5444d8626a7ae0bc6eca613676b51fb947238cb8238baa9fde5" {
+		t.Errorf("public key = %x", pub)
+	}
+	for _, bad := range []string{"b45e", "sha256:B45EEBFDFE7E6E5056BF25D84864CF9ACD731EEF120A1F6DE129FB788C3B34DC", "md5:b45eebfdfe7e6e5056bf25d84864cf9acd731eef120a1f6de129fb788c3b34dc"} {
+		if _, err := RecordAttestationMessage(bad); err == nil {
+			t.Errorf("RecordAttestationMessage(%q): no error", bad)
+		}
+	}
+}
+
+func TestVerifyRecordAttestation(t *testing.T) {
+	seed := []byte("contextgraph-lifecycle-test-key!")
+	pub := ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
+	record, _ := canon.Parse([]byte(`{"record_id":"r1","record_hash":"sha256:stale"}`), canon.ReadOptions{})
+	other, _ := canon.Parse([]byte(`{"record_id":"r2"}`), canon.ReadOptions{})
+	h, _ := RecordHash(record)
+	oh, _ := RecordHash(other)
+	good, _ := SignRecordAttestation(seed, h)
+	otherSig, _ := SignRecordAttestation(seed, oh)
+	bare := hex.EncodeToString(ed25519.Sign(ed25519.NewKeyFromSeed(seed), mustHex(t, strings.TrimPrefix(h, "sha256:"))))
+	att := func(hash, sig, alg string) canon.Value {
+		v, err := canon.Parse([]byte(`{"signed_record_hash":"`+hash+`","key_id":"k","algorithm":"`+alg+`","attester_id":"p","signature":"`+sig+`","issued_at":"2026-07-29T14:00:05Z"}`), canon.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	tests := []struct {
+		name   string
+		att    canon.Value
+		reason string
+	}{
+		{"valid", att(h, good, "ed25519"), ""},
+		{"commitment first", att(oh, "00", "ed25519"), ReasonCommitmentMismatch},
+		{"another record, validly signed", att(oh, otherSig, "ed25519"), ReasonCommitmentMismatch},
+		{"bare digest signed", att(h, bare, "ed25519"), ReasonSignatureInvalid},
+		{"placeholder", att(h, "3045022100c0ffee02207a1753754b6e334dc7e782562dfe52fb54eb67a66d01ecffe499", "ed25519"), ReasonSignatureInvalid},
+		{"other algorithm", att(h, good, "ecdsa-p256"), ReasonMalformed},
+	}
+	for _, tt := range tests {
+		err := VerifyRecordAttestation(record, tt.att, pub)
+		var ae *AttestationError
+		switch {
+		case tt.reason == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.reason != "" && (!errors.As(err, &ae) || ae.Reason != tt.reason):
+			t.Errorf("%s: error %v, want reason %s", tt.name, err, tt.reason)
+		}
+	}
+}
+
+func mustHex(t *testing.T, s string) []byte {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
