@@ -79,7 +79,8 @@ type Corpus struct {
 	Citations []Citation // context-frame.missing-citation.invalid.json, in file order
 	Valid     []Named    // frames that must be valid: the digest frames' sources, compact, reference
 	Vectors   []Vector
-	Records   []Record // the lifecycle records (embedded, whatever the profile)
+	Records   []Record        // the lifecycle records (embedded, whatever the profile)
+	Key       *AttestationKey // the published record attestation test key (embedded)
 }
 
 // DigestCase is one digest case: a wire object and its three artifacts.
@@ -342,6 +343,9 @@ func Load(c *corpus.Corpus) (*check.Suite, error) {
 		return nil, err
 	}
 	if cp.Records, err = ReadRecords(rc); err != nil {
+		return nil, err
+	}
+	if cp.Key, err = ReadAttestationKey(rc, cp.Records); err != nil {
 		return nil, err
 	}
 	return &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()}, nil

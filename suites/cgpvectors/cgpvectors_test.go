@@ -57,9 +57,9 @@ func TestReferencePassesShared(t *testing.T) {
 				t.Fatal(err)
 			}
 			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3,
-			// and the 12 embedded lifecycle records x 2.
-			if len(s.Checks) != 56 {
-				t.Errorf("%d checks, want 56", len(s.Checks))
+			// the 12 embedded lifecycle records x 2, and 8 record attestation checks.
+			if len(s.Checks) != 64 {
+				t.Errorf("%d checks, want 64", len(s.Checks))
 			}
 			run := checktest.Run(t, s, reference(t, ""))
 			if n := run.Counts(); n.Pass != len(run.Results) {
@@ -280,7 +280,7 @@ func TestRecordsAreUpstreams(t *testing.T) {
 	}
 	for _, f := range rc.Files() {
 		src := filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab", "tests", "fixtures", f)
-		if f == RecordVectorsFile {
+		if f == RecordVectorsFile || f == AttestationKeyFile {
 			src = filepath.Join(dir, "corpora", "cgp", "_extra", "index-newer", "tests", "fixtures", f)
 		}
 		want, err := os.ReadFile(src)

@@ -17,7 +17,8 @@ import (
 // cgp-vectors/citation/NAME per citation negative,
 // cgp-vectors/frame-validity/NAME per valid frame, and
 // cgp-vectors/normalization/NAME/{normalized,jcs,sha256} per vector, and
-// cgp-vectors/record/KIND/{hash,extension} per lifecycle record.
+// cgp-vectors/record/KIND/{hash,extension} per lifecycle record, and
+// cgp-vectors/record-attestation/{sign,verify/CASE} with the published key.
 func (c *Corpus) Checks() []check.Check {
 	var out []check.Check
 	for _, d := range c.Frames {
@@ -40,6 +41,9 @@ func (c *Corpus) Checks() []check.Check {
 	}
 	for _, r := range c.Records {
 		out = append(out, recordChecks(r)...)
+	}
+	if c.Key != nil {
+		out = append(out, attestationChecks(c.Key)...)
 	}
 	return out
 }

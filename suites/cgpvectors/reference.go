@@ -2,6 +2,8 @@ package cgpvectors
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +27,19 @@ type Mode struct {
 	hashText bool           // digest hashes the value's source-order text, not its RFC 8785 text
 	citation citationRule   // how checkFrame judges citation_label
 	record   recordRule     // how recordHash builds the preimage
+	attest   attestRule     // how record attestations are signed and verified
 }
+
+type attestRule uint8
+
+const (
+	attestRight          attestRule = iota // domain-tagged, commitment then signature
+	attestBareDigest                       // signs and verifies the bare 32-byte digest
+	attestSignatureFirst                   // verifies the signature before the commitment
+	attestNoCommitment                     // never compares signed_record_hash with the record
+	attestNoSignature                      // compares the commitment only
+	attestIgnoreKey                        // verifies under the published test key, whatever key it is given
+)
 
 type recordRule uint8
 
@@ -64,6 +78,11 @@ var Modes = []Mode{
 	{Name: "record-hash-kept", Doc: "hashes the lifecycle record with its record_hash member still in it", record: recordKeepHash},
 	{Name: "record-hash-blanked", Doc: "blanks record_hash to \"\" before hashing instead of removing it", record: recordBlankHash},
 	{Name: "drop-extensions", Doc: "drops namespaced members it does not model (acme:relay) before hashing a record, as a typed re-serialisation would", record: recordDropForeign},
+	{Name: "attest-bare-digest", Doc: "signs and verifies record attestations over the bare digest, without the domain tag", attest: attestBareDigest},
+	{Name: "signature-first", Doc: "verifies an attestation's signature before comparing its signed_record_hash with the record", attest: attestSignatureFirst},
+	{Name: "no-commitment", Doc: "verifies an attestation's signature but never compares signed_record_hash with the record", attest: attestNoCommitment},
+	{Name: "no-signature", Doc: "compares an attestation's commitment but never verifies its signature", attest: attestNoSignature},
+	{Name: "ignore-key", Doc: "verifies attestations under the published test key, whatever public_key it is given", attest: attestIgnoreKey},
 }
 
 // ModeNames returns the names of the broken modes.
@@ -98,7 +117,7 @@ func (h *Handler) Hello() adapter.Hello {
 	if h.mode.Name != "" {
 		name += "+" + h.mode.Name
 	}
-	return adapter.Hello{Name: name, Version: Version, Ops: []string{OpNormalizeFrame, OpNormalizeQuery, OpCanonicalize, OpDigest, OpCheckFrame, OpRecordHash}, Concurrency: 8}
+	return adapter.Hello{Name: name, Version: Version, Ops: []string{OpNormalizeFrame, OpNormalizeQuery, OpCanonicalize, OpDigest, OpCheckFrame, OpRecordHash, OpSignRecordAttestation, OpVerifyRecordAttestation}, Concurrency: 8}
 }
 
 func badArgs(msg string) *adapter.Error { return &adapter.Error{Code: "bad_args", Message: msg} }
@@ -168,6 +187,41 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 			return nil, &adapter.Error{Code: "not_canonicalizable", Message: err.Error()}
 		}
 		return marshalString(cgp.DigestOf(text))
+	case OpSignRecordAttestation:
+		seed, okS := arg("seed")
+		hash, okH := arg("signed_record_hash")
+		if !okS || !okH || seed.Kind != canon.String || hash.Kind != canon.String {
+			return nil, badArgs("args needs seed and signed_record_hash, strings")
+		}
+		sd, err := hex.DecodeString(seed.Str)
+		if err != nil {
+			return nil, badArgs("args.seed is not hex")
+		}
+		sig, err := h.signAttestation(sd, hash.Str)
+		if err != nil {
+			return nil, badArgs(err.Error())
+		}
+		return marshalString(sig)
+	case OpVerifyRecordAttestation:
+		rec, okR := arg("record")
+		att, okA := arg("attestation")
+		pub, okP := arg("public_key")
+		if !okR || !okA || !okP || pub.Kind != canon.String {
+			return nil, badArgs("args needs record, attestation and public_key (hex)")
+		}
+		key, err := hex.DecodeString(pub.Str)
+		if err != nil {
+			return nil, badArgs("args.public_key is not hex")
+		}
+		if err := h.verifyAttestation(rec, att, key); err != nil {
+			var ae *cgp.AttestationError
+			if !errors.As(err, &ae) {
+				return nil, &adapter.Error{Code: "internal", Message: err.Error()}
+			}
+			out, _ := json.Marshal(map[string]any{"valid": false, "reason": ae.Reason, "message": ae.Detail})
+			return out, nil
+		}
+		return json.RawMessage(`{"valid":true}`), nil
 	case OpCheckFrame:
 		v, ok := arg("frame")
 		if !ok {
@@ -274,4 +328,66 @@ func (h *Handler) preimage(rec canon.Value) canon.Value {
 		out.Members = append(out.Members, m)
 	}
 	return out
+}
+
+// publishedSeed is the seed of upstream's published record attestation test key.
+var publishedSeed = []byte("contextgraph-lifecycle-test-key!")
+
+func (h *Handler) signAttestation(seed []byte, hash string) (string, error) {
+	if h.mode.attest != attestBareDigest {
+		return cgp.SignRecordAttestation(seed, hash)
+	}
+	msg, err := cgp.RecordAttestationMessage(hash)
+	if err != nil || len(seed) != ed25519.SeedSize {
+		return "", fmt.Errorf("cannot sign %q", hash)
+	}
+	return hex.EncodeToString(ed25519.Sign(ed25519.NewKeyFromSeed(seed), msg[len(cgp.RecordAttestationDomain):])), nil
+}
+
+// verifyAttestation is cgp.VerifyRecordAttestation, or the mode's mistake.
+func (h *Handler) verifyAttestation(rec, att canon.Value, key []byte) error {
+	if h.mode.attest == attestRight {
+		return cgp.VerifyRecordAttestation(rec, att, key)
+	}
+	if h.mode.attest == attestIgnoreKey {
+		return cgp.VerifyRecordAttestation(rec, att, ed25519.NewKeyFromSeed(publishedSeed).Public().(ed25519.PublicKey))
+	}
+	signed, _ := member(att, "signed_record_hash")
+	sigText, _ := member(att, "signature")
+	want, err := cgp.RecordHash(rec)
+	if err != nil {
+		return &cgp.AttestationError{Reason: cgp.ReasonMalformed, Detail: err.Error()}
+	}
+	commitment := func() error {
+		if h.mode.attest == attestNoCommitment || signed.Str == want {
+			return nil
+		}
+		return &cgp.AttestationError{Reason: cgp.ReasonCommitmentMismatch, Detail: "signed_record_hash is not the record's hash"}
+	}
+	signature := func() error {
+		if h.mode.attest == attestNoSignature {
+			return nil
+		}
+		msg, err := cgp.RecordAttestationMessage(signed.Str)
+		sig, herr := hex.DecodeString(sigText.Str)
+		if err == nil && herr == nil && len(key) == ed25519.PublicKeySize && len(sig) == ed25519.SignatureSize {
+			if h.mode.attest == attestBareDigest {
+				msg = msg[len(cgp.RecordAttestationDomain):]
+			}
+			if ed25519.Verify(key, msg, sig) {
+				return nil
+			}
+		}
+		return &cgp.AttestationError{Reason: cgp.ReasonSignatureInvalid, Detail: "the signature does not verify"}
+	}
+	steps := []func() error{commitment, signature}
+	if h.mode.attest == attestSignatureFirst {
+		steps = []func() error{signature, commitment}
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

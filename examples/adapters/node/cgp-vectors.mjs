@@ -27,6 +27,10 @@
 //                                       {valid: false, rule: "F3", field: "citation_label", message}
 //   recordHash     {record: R}       -> ok: "sha256:" + hex(SHA-256(RFC 8785 text of R
 //                                       without its top-level record_hash member))
+//   signRecordAttestation {seed, signed_record_hash}        -> ok: hex Ed25519 signature
+//   verifyRecordAttestation {record, attestation, public_key} -> ok: {valid: true}, or
+//                                       {valid: false, reason: "commitment_mismatch" |
+//                                        "signature_invalid" | "malformed"}
 //
 // Request lines are read with the parser below, not JSON.parse: the strict
 // parse must report the first unknown member in source order, and JSON.parse
@@ -34,14 +38,14 @@
 // Maps, which keep the source order exactly. The parser also rejects
 // duplicate member names (I-JSON, which RFC 8785 requires).
 
-import { createHash } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, sign, verify } from "node:crypto";
 
 const PROTOCOL = "referee-adapter/1";
 const SUITE = "cgp-vectors";
 const HELLO = {
   name: "cgp-vectors-node",
   version: "1.0.0",
-  ops: ["normalizeFrame", "normalizeQuery", "canonicalize", "digest", "checkFrame", "recordHash"],
+  ops: ["normalizeFrame", "normalizeQuery", "canonicalize", "digest", "checkFrame", "recordHash", "signRecordAttestation", "verifyRecordAttestation"],
   concurrency: 1,
 };
 
@@ -315,6 +319,57 @@ function valueArg(args) {
   return arg(args, "value");
 }
 
+/* ------------------------------------------------------------------ */
+/* lifecycle records: record_hash and record attestations              */
+/* ------------------------------------------------------------------ */
+
+const recordHash = (record) => {
+  const rest = new Map(record);
+  rest.delete("record_hash"); // removed, not blanked; only at the top level
+  return digestOf(rest);
+};
+
+const DOMAIN = Buffer.from("contextgraph/attest/1/record", "utf8");
+const PKCS8_ED25519 = Buffer.from("302e020100300506032b657004220420", "hex");
+const SPKI_ED25519 = Buffer.from("302a300506032b6570032100", "hex");
+
+function hexArg(args, key, size) {
+  const v = arg(args, key);
+  if (typeof v !== "string" || !/^[0-9a-f]*$/.test(v) || v.length !== size * 2) {
+    throw new Reject("bad_args", `args.${key} must be ${size} bytes of lowercase hex`);
+  }
+  return Buffer.from(v, "hex");
+}
+
+// attestationMessage is the domain tag followed by the hash's 32 raw bytes.
+function attestationMessage(hash) {
+  const m = typeof hash === "string" ? /^sha256:([0-9a-f]{64})$/.exec(hash) : null;
+  if (!m) throw new Reject("bad_args", "signed_record_hash must be sha256: and 64 lowercase hex digits");
+  return Buffer.concat([DOMAIN, Buffer.from(m[1], "hex")]);
+}
+
+// verifyAttestation checks the shape, then the commitment, then the signature.
+function verifyAttestation(record, att, publicKey) {
+  const refuse = (reason, message) => ({ valid: false, reason, message });
+  if (!isObject(record)) throw new Reject("bad_args", "args.record must be an object");
+  if (!isObject(att)) return refuse("malformed", "an attestation is an object");
+  for (const k of ["signed_record_hash", "key_id", "algorithm", "attester_id", "signature", "issued_at"]) {
+    if (typeof att.get(k) !== "string") return refuse("malformed", `${k} is missing or not a string`);
+  }
+  if (att.get("algorithm") !== "ed25519") return refuse("malformed", "algorithm is not ed25519");
+  const want = recordHash(record);
+  if (att.get("signed_record_hash") !== want) {
+    return refuse("commitment_mismatch", `signed_record_hash is not the record's hash ${want}`);
+  }
+  const sig = att.get("signature");
+  if (!/^[0-9a-fA-F]{128}$/.test(sig)) return refuse("signature_invalid", "the signature is not 64 bytes of hex");
+  const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519, publicKey]), format: "der", type: "spki" });
+  if (!verify(null, attestationMessage(want), key, Buffer.from(sig, "hex"))) {
+    return refuse("signature_invalid", "the signature does not verify under the key");
+  }
+  return { valid: true };
+}
+
 // handle answers one request; it returns the reply's ok member as JSON text.
 function handle(op, args) {
   switch (op) {
@@ -344,10 +399,15 @@ function handle(op, args) {
       // only at the top level; every other member, known or not, is content.
       const record = arg(args, "record");
       if (!isObject(record)) throw new Reject("bad_args", "args.record must be an object");
-      const rest = new Map(record);
-      rest.delete("record_hash");
-      return JSON.stringify(digestOf(rest));
+      return JSON.stringify(recordHash(record));
     }
+    case "signRecordAttestation": {
+      const seed = hexArg(args, "seed", 32);
+      const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: "der", type: "pkcs8" });
+      return JSON.stringify(sign(null, attestationMessage(arg(args, "signed_record_hash")), key).toString("hex"));
+    }
+    case "verifyRecordAttestation":
+      return JSON.stringify(verifyAttestation(arg(args, "record"), arg(args, "attestation"), hexArg(args, "public_key", 32)));
     default:
       throw new Reject("unknown_op", `unknown op ${JSON.stringify(op)}`);
   }
