@@ -311,20 +311,21 @@ func cgpvectorsDef() *suiteDef {
 	}
 	return &suiteDef{
 		name:  cgpvectors.Name,
-		short: "Context Graph fixture profile 1.1.0: strict frames and queries, normalisation, RFC 8785, sha256 digests, citation_label, record hashes and attestations",
+		short: "Context Graph fixture profile 1.1.0: strict frames and queries, normalisation, RFC 8785, sha256 digests, citation_label, line ranges, record hashes and attestations",
 		long: `The cgp-vectors suite runs the Context Graph Protocol's golden fixture
 profile against an implementation: the digest profile's strict parse of
 frames and queries (unknown_field with its exact path), the materialisation
 of omitted arrays, RFC 8785 canonical text and the sha256 digest, each stage
 its own check, the citation_label rule of frame validity, the record_hash of
-the 12 lifecycle record fixtures and record attestations under the published
-test key (both embedded, whatever --corpus says).
+the 12 lifecycle record fixtures, record attestations under the published
+test key, and the line-range grammar's vectors (all embedded, whatever
+--corpus says).
 
 Without --corpus it runs referee's embedded profile; --corpus DIR runs a
 profile directory in the upstream layout (e.g.
 ../shared/corpora/cgp/contextgraph-1.0), whose manifest must also pass the
-fixture profile's rules. Frame attestations, Merkle roots, ranges and
-the reference envelopes are not covered yet.`,
+fixture profile's rules. Frame attestations, Merkle roots and the
+reference envelopes are not covered yet.`,
 		example: `  referee run cgp-vectors
   referee run cgp-vectors --corpus ../shared/corpora/cgp/contextgraph-1.0 -- ./my-adapter
   referee run cgp-vectors --mode codepoint-order --run 'cgp-vectors/normalization/**'`,

@@ -81,6 +81,7 @@ type Corpus struct {
 	Vectors   []Vector
 	Records   []Record        // the lifecycle records (embedded, whatever the profile)
 	Key       *AttestationKey // the published record attestation test key (embedded)
+	Ranges    []RangeCase     // the line-range grammar's vectors (embedded)
 }
 
 // DigestCase is one digest case: a wire object and its three artifacts.
@@ -346,6 +347,9 @@ func Load(c *corpus.Corpus) (*check.Suite, error) {
 		return nil, err
 	}
 	if cp.Key, err = ReadAttestationKey(rc, cp.Records); err != nil {
+		return nil, err
+	}
+	if cp.Ranges, err = ReadRanges(rc); err != nil {
 		return nil, err
 	}
 	return &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()}, nil

@@ -57,9 +57,10 @@ func TestReferencePassesShared(t *testing.T) {
 				t.Fatal(err)
 			}
 			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3,
-			// the 12 embedded lifecycle records x 2, and 8 record attestation checks.
-			if len(s.Checks) != 64 {
-				t.Errorf("%d checks, want 64", len(s.Checks))
+			// the 12 embedded lifecycle records x 2, 8 record attestation checks and
+			// 31 range vectors.
+			if len(s.Checks) != 95 {
+				t.Errorf("%d checks, want 95", len(s.Checks))
 			}
 			run := checktest.Run(t, s, reference(t, ""))
 			if n := run.Counts(); n.Pass != len(run.Results) {
@@ -280,8 +281,11 @@ func TestRecordsAreUpstreams(t *testing.T) {
 	}
 	for _, f := range rc.Files() {
 		src := filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab", "tests", "fixtures", f)
-		if f == RecordVectorsFile || f == AttestationKeyFile {
+		switch f {
+		case RecordVectorsFile, AttestationKeyFile:
 			src = filepath.Join(dir, "corpora", "cgp", "_extra", "index-newer", "tests", "fixtures", f)
+		case RangeVectorsFile:
+			src = filepath.Join(dir, "corpora", "cgp", "_extra", "index-newer", "tests", "vectors", f)
 		}
 		want, err := os.ReadFile(src)
 		if err != nil {
@@ -329,6 +333,36 @@ func TestReadRecordsErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = ReadRecords(c)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "corpus test") {
+				t.Errorf("error = %v, want one naming the corpus and %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadRangesErrors(t *testing.T) {
+	rc, err := Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := rc.ReadFile(RangeVectorsFile)
+	tests := []struct{ name, old, new, want string }{
+		{"digest of other bytes", `"digest": "sha256:b6a98d9c`, `"digest": "sha256:c6a98d9c`, "is not the sha256 of bytes"},
+		{"unknown resource", `"resource": "utf8"`, `"resource": "utf16"`, `resource "utf16" is not in resources`},
+		{"unknown reason", `"unverifiable": "inverted"`, `"unverifiable": "backwards"`, `unverifiable "backwards" is not one of`},
+		{"unknown member", `"note": "No range`, `"notes": "No range`, `unknown field "notes"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(string(good), tt.old) {
+				t.Fatalf("%s holds no %s", RangeVectorsFile, tt.old)
+			}
+			fsys := fstest.MapFS{RangeVectorsFile: &fstest.MapFile{Data: []byte(strings.Replace(string(good), tt.old, tt.new, 1))}}
+			c, err := corpus.Open(fsys, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ReadRanges(c)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "corpus test") {
 				t.Errorf("error = %v, want one naming the corpus and %q", err, tt.want)
 			}

@@ -18,7 +18,8 @@ import (
 // cgp-vectors/frame-validity/NAME per valid frame, and
 // cgp-vectors/normalization/NAME/{normalized,jcs,sha256} per vector, and
 // cgp-vectors/record/KIND/{hash,extension} per lifecycle record, and
-// cgp-vectors/record-attestation/{sign,verify/CASE} with the published key.
+// cgp-vectors/record-attestation/{sign,verify/CASE} with the published key,
+// and cgp-vectors/range/NN-RESOURCE per line-range vector.
 func (c *Corpus) Checks() []check.Check {
 	var out []check.Check
 	for _, d := range c.Frames {
@@ -44,6 +45,9 @@ func (c *Corpus) Checks() []check.Check {
 	}
 	if c.Key != nil {
 		out = append(out, attestationChecks(c.Key)...)
+	}
+	for _, rc := range c.Ranges {
+		out = append(out, rangeCheck(rc))
 	}
 	return out
 }

@@ -1,12 +1,14 @@
 package cgpvectors
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 
 	"github.com/refereehq/referee/adapter"
@@ -28,7 +30,22 @@ type Mode struct {
 	citation citationRule   // how checkFrame judges citation_label
 	record   recordRule     // how recordHash builds the preimage
 	attest   attestRule     // how record attestations are signed and verified
+	ranges   rangeRule      // how rangeDigest reads a line range
 }
+
+type rangeRule uint8
+
+const (
+	rangeF17                 rangeRule = iota // the grammar as specified
+	rangeLenientNumbers                       // numbers parsed leniently: L01 and L+1 accepted
+	rangeWholeFallback                        // an unrecognised range digests the whole resource
+	rangeCRLines                              // CR and CRLF end lines too
+	rangeNoClamp                              // an end past the last line is start_past_end
+	rangeZeroBased                            // L1 is the second line
+	rangeStripLF                              // lines joined without the range's final LF
+	rangeNoRangeUnverifiable                  // an absent range is unrecognised, not the whole resource
+	rangeSliceEmpty                           // inverted or past-the-end ranges give no bytes, digested
+)
 
 type attestRule uint8
 
@@ -83,6 +100,14 @@ var Modes = []Mode{
 	{Name: "no-commitment", Doc: "verifies an attestation's signature but never compares signed_record_hash with the record", attest: attestNoCommitment},
 	{Name: "no-signature", Doc: "compares an attestation's commitment but never verifies its signature", attest: attestNoSignature},
 	{Name: "ignore-key", Doc: "verifies attestations under the published test key, whatever public_key it is given", attest: attestIgnoreKey},
+	{Name: "range-lenient-numbers", Doc: "parses line numbers leniently, accepting L01 and L+1, as the older verify.rs did", ranges: rangeLenientNumbers},
+	{Name: "range-whole-fallback", Doc: "digests the whole resource when a range is not in the grammar", ranges: rangeWholeFallback},
+	{Name: "range-cr-lines", Doc: "ends lines at CR and CRLF too, not at LF only", ranges: rangeCRLines},
+	{Name: "range-no-clamp", Doc: "refuses an end past the last line instead of clamping it", ranges: rangeNoClamp},
+	{Name: "range-zero-based", Doc: "counts lines from 0, so L1 is the second line", ranges: rangeZeroBased},
+	{Name: "range-strip-lf", Doc: "drops the LF that ends the range's last line, as lines().join(\"\\n\") does", ranges: rangeStripLF},
+	{Name: "no-range-unverifiable", Doc: "treats an absent range as unrecognised instead of the whole resource", ranges: rangeNoRangeUnverifiable},
+	{Name: "range-slice-empty", Doc: "digests the empty bytes for an inverted or past-the-end range, as slice semantics give", ranges: rangeSliceEmpty},
 }
 
 // ModeNames returns the names of the broken modes.
@@ -117,7 +142,7 @@ func (h *Handler) Hello() adapter.Hello {
 	if h.mode.Name != "" {
 		name += "+" + h.mode.Name
 	}
-	return adapter.Hello{Name: name, Version: Version, Ops: []string{OpNormalizeFrame, OpNormalizeQuery, OpCanonicalize, OpDigest, OpCheckFrame, OpRecordHash, OpSignRecordAttestation, OpVerifyRecordAttestation}, Concurrency: 8}
+	return adapter.Hello{Name: name, Version: Version, Ops: []string{OpNormalizeFrame, OpNormalizeQuery, OpCanonicalize, OpDigest, OpCheckFrame, OpRecordHash, OpSignRecordAttestation, OpVerifyRecordAttestation, OpRangeDigest}, Concurrency: 8}
 }
 
 func badArgs(msg string) *adapter.Error { return &adapter.Error{Code: "bad_args", Message: msg} }
@@ -222,6 +247,17 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 			return out, nil
 		}
 		return json.RawMessage(`{"valid":true}`), nil
+	case OpRangeDigest:
+		res, ok := arg("resource")
+		if !ok || res.Kind != canon.String {
+			return nil, badArgs("args.resource must be a string")
+		}
+		r, has := arg("range")
+		if has && r.Kind != canon.String {
+			return nil, badArgs("args.range must be a string")
+		}
+		b, err := h.rangeBytes([]byte(res.Str), r.Str, has)
+		return rangeReply(b, err), nil
 	case OpCheckFrame:
 		v, ok := arg("frame")
 		if !ok {
@@ -390,4 +426,107 @@ func (h *Handler) verifyAttestation(rec, att canon.Value, key []byte) error {
 		}
 	}
 	return nil
+}
+
+// rangeBytes is cgp.RangeBytes, or the mode's mistake.
+func (h *Handler) rangeBytes(resource []byte, r string, has bool) ([]byte, error) {
+	switch h.mode.ranges {
+	case rangeLenientNumbers:
+		if has {
+			r = lenientRange(r)
+		}
+	case rangeWholeFallback:
+		b, err := cgp.RangeBytes(resource, r, has)
+		var re *cgp.RangeError
+		if errors.As(err, &re) && re.Reason == cgp.RangeUnrecognised {
+			return resource, nil
+		}
+		return b, err
+	case rangeCRLines:
+		// Make every CR and CRLF an LF for the line count, then cut the
+		// original bytes at the same line ends.
+		b, err := cgp.RangeBytes([]byte(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(resource))), r, has)
+		if err != nil || !has {
+			return b, err
+		}
+		return crLines(resource, r)
+	case rangeZeroBased:
+		if start, end, err := cgp.ParseLineRange(r); has && err == nil {
+			next := func(n *big.Int) string { return new(big.Int).Add(n, big.NewInt(1)).String() }
+			r = "L" + next(start)
+			if end != nil {
+				r += "-" + next(end)
+			}
+		}
+	case rangeStripLF:
+		b, err := cgp.RangeBytes(resource, r, has)
+		if has && err == nil {
+			b = bytes.TrimSuffix(b, []byte("\n"))
+		}
+		return b, err
+	case rangeNoRangeUnverifiable:
+		if !has {
+			return nil, &cgp.RangeError{Reason: cgp.RangeUnrecognised}
+		}
+	case rangeSliceEmpty:
+		b, err := cgp.RangeBytes(resource, r, has)
+		var re *cgp.RangeError
+		if errors.As(err, &re) && re.Reason != cgp.RangeUnrecognised {
+			return []byte{}, nil
+		}
+		return b, err
+	case rangeNoClamp:
+		if has {
+			if start, end, err := cgp.ParseLineRange(r); err == nil && end != nil && end.Cmp(start) >= 0 && end.Cmp(big.NewInt(int64(len(cgp.Lines(resource))))) > 0 {
+				return nil, &cgp.RangeError{Reason: cgp.RangeStartPastEnd, Range: r}
+			}
+		}
+	}
+	return cgp.RangeBytes(resource, r, has)
+}
+
+// lenientRange rewrites L01 or L+1 style numbers the way a general integer
+// parser reads them.
+func lenientRange(r string) string {
+	rest, ok := strings.CutPrefix(r, "L")
+	if !ok {
+		return r
+	}
+	parts := strings.SplitN(rest, "-", 2)
+	for i, p := range parts {
+		p = strings.TrimPrefix(p, "+")
+		trimmed := strings.TrimLeft(p, "0")
+		if trimmed == "" && p != "" {
+			trimmed = "0"
+		}
+		parts[i] = trimmed
+	}
+	return "L" + strings.Join(parts, "-")
+}
+
+// crLines is the range over lines ended by LF, CRLF or CR.
+func crLines(resource []byte, r string) ([]byte, error) {
+	var lines [][]byte
+	for len(resource) > 0 {
+		i := bytes.IndexAny(resource, "\r\n")
+		if i < 0 {
+			lines = append(lines, resource)
+			break
+		}
+		n := i + 1
+		if resource[i] == '\r' && n < len(resource) && resource[n] == '\n' {
+			n++
+		}
+		lines = append(lines, resource[:n])
+		resource = resource[n:]
+	}
+	start, end, _ := cgp.ParseLineRange(r)
+	if end == nil {
+		end = start
+	}
+	last := int64(len(lines))
+	if end.Cmp(big.NewInt(last)) > 0 {
+		end = big.NewInt(last)
+	}
+	return bytes.Join(lines[start.Int64()-1:end.Int64()], nil), nil
 }

@@ -31,6 +31,8 @@
 //   verifyRecordAttestation {record, attestation, public_key} -> ok: {valid: true}, or
 //                                       {valid: false, reason: "commitment_mismatch" |
 //                                        "signature_invalid" | "malformed"}
+//   rangeDigest    {resource, range?} -> ok: {bytes, digest} of the lines the range
+//                                       addresses, or {unverifiable: reason}
 //
 // Request lines are read with the parser below, not JSON.parse: the strict
 // parse must report the first unknown member in source order, and JSON.parse
@@ -45,7 +47,7 @@ const SUITE = "cgp-vectors";
 const HELLO = {
   name: "cgp-vectors-node",
   version: "1.0.0",
-  ops: ["normalizeFrame", "normalizeQuery", "canonicalize", "digest", "checkFrame", "recordHash", "signRecordAttestation", "verifyRecordAttestation"],
+  ops: ["normalizeFrame", "normalizeQuery", "canonicalize", "digest", "checkFrame", "recordHash", "signRecordAttestation", "verifyRecordAttestation", "rangeDigest"],
   concurrency: 1,
 };
 
@@ -370,6 +372,33 @@ function verifyAttestation(record, att, publicKey) {
   return { valid: true };
 }
 
+/* ------------------------------------------------------------------ */
+/* provenance line ranges (F17)                                        */
+/* ------------------------------------------------------------------ */
+
+// rangeBytes returns the bytes a range addresses, or the reason it addresses
+// none. Lines end at LF only and keep it; the end is inclusive and clamps.
+// Numbers are BigInts: an end may be larger than any Number.
+function rangeBytes(resource, range) {
+  if (range === undefined) return resource;
+  const m = /^L([1-9][0-9]*)(?:-([1-9][0-9]*))?$/.exec(range);
+  if (!m) return "unrecognised";
+  const start = BigInt(m[1]);
+  let end = m[2] === undefined ? start : BigInt(m[2]);
+  if (end < start) return "inverted";
+  const lines = [];
+  for (let i = 0; i < resource.length; ) {
+    const lf = resource.indexOf(0x0a, i);
+    const next = lf < 0 ? resource.length : lf + 1;
+    lines.push(resource.subarray(i, next));
+    i = next;
+  }
+  const n = BigInt(lines.length);
+  if (start > n) return "start_past_end";
+  if (end > n) end = n;
+  return Buffer.concat(lines.slice(Number(start) - 1, Number(end)));
+}
+
 // handle answers one request; it returns the reply's ok member as JSON text.
 function handle(op, args) {
   switch (op) {
@@ -408,6 +437,16 @@ function handle(op, args) {
     }
     case "verifyRecordAttestation":
       return JSON.stringify(verifyAttestation(arg(args, "record"), arg(args, "attestation"), hexArg(args, "public_key", 32)));
+    case "rangeDigest": {
+      const resource = arg(args, "resource");
+      const range = args.get("range");
+      if (typeof resource !== "string" || (range !== undefined && typeof range !== "string")) {
+        throw new Reject("bad_args", "args.resource (and args.range, when given) must be strings");
+      }
+      const out = rangeBytes(Buffer.from(resource, "utf8"), range);
+      if (typeof out === "string") return JSON.stringify({ unverifiable: out });
+      return JSON.stringify({ bytes: out.toString("utf8"), digest: "sha256:" + createHash("sha256").update(out).digest("hex") });
+    }
     default:
       throw new Reject("unknown_op", `unknown op ${JSON.stringify(op)}`);
   }
