@@ -119,9 +119,10 @@ func member(v canon.Value, key string) (canon.Value, bool) {
 // withExtension is rec with the extension member planted after its first member.
 func withExtension(rec canon.Value) canon.Value {
 	ext, _ := canon.Parse([]byte(extension), canon.ReadOptions{})
-	out := canon.Value{Kind: canon.Object, Members: append([]canon.Member{}, rec.Members[:1]...)}
+	n := min(1, len(rec.Members))
+	out := canon.Value{Kind: canon.Object, Members: append([]canon.Member{}, rec.Members[:n]...)}
 	out.Members = append(out.Members, canon.Member{Key: extensionKey, Value: ext})
-	out.Members = append(out.Members, rec.Members[1:]...)
+	out.Members = append(out.Members, rec.Members[n:]...)
 	return out
 }
 
