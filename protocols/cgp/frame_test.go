@@ -295,6 +295,21 @@ func TestVerifyRecordAttestation(t *testing.T) {
 		{"placeholder", att(h, "3045022100c0ffee02207a1753754b6e334dc7e782562dfe52fb54eb67a66d01ecffe499", "ed25519"), ReasonSignatureInvalid},
 		{"other algorithm", att(h, good, "ecdsa-p256"), ReasonMalformed},
 	}
+	// An identity key with an identity R and S = 0 verifies any message
+	// under crypto/ed25519; a strict verifier refuses it.
+	weak := mustHex(t, "0100000000000000000000000000000000000000000000000000000000000000")
+	forged := "01" + strings.Repeat("00", 63)
+	if err := VerifyRecordAttestation(record, att(h, forged, "ed25519"), weak); err == nil {
+		t.Error("a small-order key's forged signature verified")
+	}
+	for _, k := range []string{"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"} {
+		if !WeakPublicKey(mustHex(t, k)) {
+			t.Errorf("WeakPublicKey(%s) = false", k)
+		}
+	}
+	if WeakPublicKey(pub) {
+		t.Error("the published test key is weak")
+	}
 	for _, tt := range tests {
 		err := VerifyRecordAttestation(record, tt.att, pub)
 		var ae *AttestationError

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/refereehq/referee/canon"
@@ -116,8 +117,46 @@ func VerifyRecordAttestation(record, attestation canon.Value, publicKey []byte) 
 	if err != nil || len(sig) != ed25519.SignatureSize || len(publicKey) != ed25519.PublicKeySize {
 		return bad(ReasonSignatureInvalid, "the signature is not %d bytes of hex", ed25519.SignatureSize)
 	}
+	if WeakPublicKey(publicKey) || WeakPublicKey(sig[:32]) {
+		return bad(ReasonSignatureInvalid, "the key or the signature's R is a small-order or non-canonical point (a strict verifier refuses them)")
+	}
 	if !ed25519.Verify(publicKey, msg, sig) {
 		return bad(ReasonSignatureInvalid, "the signature does not verify under the key")
 	}
 	return nil
+}
+
+// smallOrder are the encodings of the points P with 8P = identity.
+var smallOrder = []string{
+	"0000000000000000000000000000000000000000000000000000000000000000",
+	"0000000000000000000000000000000000000000000000000000000000000080",
+	"0100000000000000000000000000000000000000000000000000000000000000",
+	"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+	"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+	"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+	"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+	"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+}
+
+// WeakPublicKey reports whether a 32-byte point encoding is one a strict
+// Ed25519 verifier refuses: small order, or y not reduced mod 2^255-19
+// (crypto/ed25519 accepts both).
+func WeakPublicKey(p []byte) bool {
+	if len(p) != ed25519.PublicKeySize {
+		return true
+	}
+	if slices.Contains(smallOrder, hex.EncodeToString(p)) {
+		return true
+	}
+	// y >= p = 2^255-19: bytes 1..30 all 0xff, byte 31 (sign masked) 0x7f,
+	// byte 0 >= 0xed.
+	if p[31]&0x7f != 0x7f || p[0] < 0xed {
+		return false
+	}
+	for _, b := range p[1:31] {
+		if b != 0xff {
+			return false
+		}
+	}
+	return true
 }

@@ -77,6 +77,13 @@ func ReadAttestationKey(c *corpus.Corpus, records []Record) (*AttestationKey, er
 	return &AttestationKey{KeyID: f["key_id"].Str, Seed: seed, PublicKey: pub, Signs: records[i], Other: records[(i+1)%len(records)]}, nil
 }
 
+// weakKey is the identity point, of order 1; with R = identity and S = 0,
+// weakForgery verifies any message under it unless the verifier is strict.
+const (
+	weakKey     = "0100000000000000000000000000000000000000000000000000000000000000"
+	weakForgery = "01000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+)
+
 // attestation is a record attestation's JSON text.
 func attestation(k *AttestationKey, hash, sig string) json.RawMessage {
 	b, _ := json.Marshal(map[string]string{
@@ -141,6 +148,7 @@ func attestationChecks(k *AttestationKey) []check.Check {
 		{"bare-digest", "a signature of the bare digest, without the domain tag, is refused", rec.Record, attestation(k, rec.Hash, bare), pub, cgp.ReasonSignatureInvalid},
 		{"placeholder", "upstream's former placeholder signature is refused", rec.Record, attestation(k, rec.Hash, placeholderSignature), pub, cgp.ReasonSignatureInvalid},
 		{"wrong-key", "a valid signature under another key is refused", rec.Record, attestation(k, rec.Hash, good), hex.EncodeToString(wrongKey), cgp.ReasonSignatureInvalid},
+		{"small-order-key", "a small-order key, under which one forged signature verifies any message, is refused (verify_strict)", rec.Record, attestation(k, rec.Hash, weakForgery), weakKey, cgp.ReasonSignatureInvalid},
 	}
 	for _, c := range cases {
 		want := `{"valid": true}`

@@ -156,7 +156,9 @@ func rangeCheck(rc RangeCase) check.Check {
 			case rc.Unverifiable != "":
 				return check.Passed()
 			case unverifiable:
-				return check.Failed(fmt.Sprintf("%s addresses %s, but the implementation found it unverifiable (%s)", rng, strconv.Quote(rc.Bytes), reason.Str), want, r.OK.String())
+				return check.Failed(fmt.Sprintf("%s addresses %s, but the implementation found it unverifiable (%s)", rng, strconv.Quote(rc.Bytes), reason.String()), want, r.OK.String())
+			case got.Kind != canon.String || digest.Kind != canon.String:
+				return check.Failed(OpRangeDigest+` must answer {"bytes": string, "digest": string} or {"unverifiable": reason}`, want, r.OK.String())
 			}
 			if o := check.SameBytes("the addressed bytes", []byte(rc.Bytes), []byte(got.Str)); o.Status != check.Pass {
 				o.Notes = append(o.Notes, "lines split on LF only, each keeping its LF; CR is content; the end is inclusive and clamps to the last line")

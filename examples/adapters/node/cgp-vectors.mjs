@@ -343,6 +343,26 @@ function hexArg(args, key, size) {
   return Buffer.from(v, "hex");
 }
 
+// The encodings of the eight points P with 8P = identity.
+const SMALL_ORDER = new Set([
+  "0000000000000000000000000000000000000000000000000000000000000000",
+  "0000000000000000000000000000000000000000000000000000000000000080",
+  "0100000000000000000000000000000000000000000000000000000000000000",
+  "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+  "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+  "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+  "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+  "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+]);
+
+// weakPoint: small order, or y (sign bit masked) not below 2^255 - 19.
+function weakPoint(p) {
+  if (SMALL_ORDER.has(p.toString("hex"))) return true;
+  let y = 0n;
+  for (let i = 31; i >= 0; i--) y = (y << 8n) | BigInt(i === 31 ? p[i] & 0x7f : p[i]);
+  return y >= (1n << 255n) - 19n;
+}
+
 // attestationMessage is the domain tag followed by the hash's 32 raw bytes.
 function attestationMessage(hash) {
   const m = typeof hash === "string" ? /^sha256:([0-9a-f]{64})$/.exec(hash) : null;
@@ -365,6 +385,11 @@ function verifyAttestation(record, att, publicKey) {
   }
   const sig = att.get("signature");
   if (!/^[0-9a-fA-F]{128}$/.test(sig)) return refuse("signature_invalid", "the signature is not 64 bytes of hex");
+  // Node's OpenSSL, like Go's crypto/ed25519, accepts small-order and
+  // non-canonical points; a strict verifier refuses them, in the key and in R.
+  if (weakPoint(publicKey) || weakPoint(Buffer.from(sig.slice(0, 64), "hex"))) {
+    return refuse("signature_invalid", "the key or R is a small-order or non-canonical point");
+  }
   const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519, publicKey]), format: "der", type: "spki" });
   if (!verify(null, attestationMessage(want), key, Buffer.from(sig, "hex"))) {
     return refuse("signature_invalid", "the signature does not verify under the key");
