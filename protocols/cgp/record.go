@@ -105,6 +105,12 @@ func VerifyRecordAttestation(record, attestation canon.Value, publicKey []byte) 
 	if fields["algorithm"] != "ed25519" {
 		return bad(ReasonMalformed, "algorithm %q, want ed25519", fields["algorithm"])
 	}
+	if _, err := RecordAttestationMessage(fields["signed_record_hash"]); err != nil {
+		return bad(ReasonMalformed, "signed_record_hash: %v", err)
+	}
+	if len(publicKey) != ed25519.PublicKeySize {
+		return bad(ReasonMalformed, "the public key is %d bytes, not %d", len(publicKey), ed25519.PublicKeySize)
+	}
 	want, err := RecordHash(record)
 	if err != nil {
 		return bad(ReasonMalformed, "%v", err)
@@ -114,7 +120,7 @@ func VerifyRecordAttestation(record, attestation canon.Value, publicKey []byte) 
 	}
 	msg, _ := RecordAttestationMessage(want)
 	sig, err := hex.DecodeString(fields["signature"])
-	if err != nil || len(sig) != ed25519.SignatureSize || len(publicKey) != ed25519.PublicKeySize {
+	if err != nil || len(sig) != ed25519.SignatureSize {
 		return bad(ReasonSignatureInvalid, "the signature is not %d bytes of hex", ed25519.SignatureSize)
 	}
 	if WeakPublicKey(publicKey) || WeakPublicKey(sig[:32]) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
@@ -67,8 +68,14 @@ func ReadAttestationKey(c *corpus.Corpus, records []Record) (*AttestationKey, er
 		return nil, fmt.Errorf("%s: public_key %s does not derive from the seed (it gives %x)", where, f["public_key"].Str, pub)
 	}
 	i := slices.IndexFunc(records, func(r Record) bool { return r.Name+".json" == f["signs"].Str })
-	if i < 0 || len(records) < 2 {
+	if len(records) < 2 {
+		return nil, fmt.Errorf("%s: the attestation cases need at least 2 records, the corpus has %d", where, len(records))
+	}
+	if i < 0 {
 		return nil, fmt.Errorf("%s: signs %q, which is not one of the records", where, f["signs"].Str)
+	}
+	if id, ok := member(records[i].Record, "record_id"); !ok || id.Kind != canon.String {
+		return nil, fmt.Errorf("%s: %s has no string record_id, which the record-changed case edits", where, f["signs"].Str)
 	}
 	msg, _ := cgp.RecordAttestationMessage(records[i].Hash)
 	if hex.EncodeToString(msg) != f["signed_message_hex"].Str {
@@ -148,6 +155,7 @@ func attestationChecks(k *AttestationKey) []check.Check {
 		{"bare-digest", "a signature of the bare digest, without the domain tag, is refused", rec.Record, attestation(k, rec.Hash, bare), pub, cgp.ReasonSignatureInvalid},
 		{"placeholder", "upstream's former placeholder signature is refused", rec.Record, attestation(k, rec.Hash, placeholderSignature), pub, cgp.ReasonSignatureInvalid},
 		{"wrong-key", "a valid signature under another key is refused", rec.Record, attestation(k, rec.Hash, good), hex.EncodeToString(wrongKey), cgp.ReasonSignatureInvalid},
+		{"uppercase-commitment", "a signed_record_hash in uppercase hex is malformed, not a mismatch: digests are lowercase", rec.Record, attestation(k, "sha256:"+strings.ToUpper(rec.Hash[7:]), good), pub, cgp.ReasonMalformed},
 		{"small-order-key", "a small-order key, under which one forged signature verifies any message, is refused (verify_strict)", rec.Record, attestation(k, rec.Hash, weakForgery), weakKey, cgp.ReasonSignatureInvalid},
 	}
 	for _, c := range cases {

@@ -57,10 +57,10 @@ func TestReferencePassesShared(t *testing.T) {
 				t.Fatal(err)
 			}
 			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3,
-			// the 12 embedded lifecycle records x 2, 9 record attestation checks and
+			// the 12 embedded lifecycle records x 2, 10 record attestation checks and
 			// 31 range vectors.
-			if len(s.Checks) != 96 {
-				t.Errorf("%d checks, want 96", len(s.Checks))
+			if len(s.Checks) != 97 {
+				t.Errorf("%d checks, want 97", len(s.Checks))
 			}
 			run := checktest.Run(t, s, reference(t, ""))
 			if n := run.Counts(); n.Pass != len(run.Results) {

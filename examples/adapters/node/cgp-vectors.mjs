@@ -379,6 +379,9 @@ function verifyAttestation(record, att, publicKey) {
     if (typeof att.get(k) !== "string") return refuse("malformed", `${k} is missing or not a string`);
   }
   if (att.get("algorithm") !== "ed25519") return refuse("malformed", "algorithm is not ed25519");
+  if (!/^sha256:[0-9a-f]{64}$/.test(att.get("signed_record_hash"))) {
+    return refuse("malformed", "signed_record_hash is not sha256: and 64 lowercase hex digits");
+  }
   const want = recordHash(record);
   if (att.get("signed_record_hash") !== want) {
     return refuse("commitment_mismatch", `signed_record_hash is not the record's hash ${want}`);
