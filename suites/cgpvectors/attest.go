@@ -183,7 +183,11 @@ func attestationChecks(k *AttestationKey) []check.Check {
 				}
 				switch {
 				case c.reason == "" && !valid.Bool:
-					return check.Failed("a correct attestation was refused ("+reason.Str+")", want, r.OK.String())
+					why := "no reason given"
+					if reason.Kind == canon.String && reason.Str != "" {
+						why = reason.Str
+					}
+					return check.Failed("a correct attestation was refused ("+why+")", want, r.OK.String())
 				case c.reason == "":
 					return check.Passed()
 				case valid.Bool:
