@@ -131,3 +131,14 @@ func Equal(a, b Value) bool {
 	}
 	return true
 }
+
+// Lookup returns the value of the member named key of an object, and
+// whether there is one; the first such member when keys repeat.
+func (v Value) Lookup(key string) (Value, bool) {
+	for _, m := range v.Members {
+		if m.Key == key {
+			return m.Value, true
+		}
+	}
+	return Value{}, false
+}

@@ -77,7 +77,7 @@ func Verify(lease canon.Value, key []byte) bool {
 	if lease.Kind != canon.Object {
 		return false
 	}
-	sig, ok := Member(lease, "signature")
+	sig, ok := lease.Lookup("signature")
 	if !ok || sig.Kind != canon.String || !sigPattern.MatchString(sig.Str) {
 		return false
 	}
@@ -86,16 +86,6 @@ func Verify(lease canon.Value, key []byte) bool {
 		return false
 	}
 	return hmac.Equal([]byte(want), []byte(sig.Str))
-}
-
-// Member returns v's member named key.
-func Member(v canon.Value, key string) (canon.Value, bool) {
-	for _, m := range v.Members {
-		if m.Key == key {
-			return m.Value, true
-		}
-	}
-	return canon.Value{}, false
 }
 
 // Finding is one broken lease rule.
@@ -115,8 +105,8 @@ func Rules(lease canon.Value, chain []string, haveChain bool) []Finding {
 		return []Finding{{Rule: "L1", Path: "", Message: "not an object"}}
 	}
 	var out []Finding
-	issued, _ := Member(lease, "issued_at")
-	expires, _ := Member(lease, "expires_at")
+	issued, _ := lease.Lookup("issued_at")
+	expires, _ := lease.Lookup("expires_at")
 	if issued.Kind == canon.String && expires.Kind == canon.String && stampPattern.MatchString(issued.Str) && stampPattern.MatchString(expires.Str) {
 		i, err1 := time.Parse(time.RFC3339Nano, issued.Str)
 		e, err2 := time.Parse(time.RFC3339Nano, expires.Str)
@@ -124,13 +114,13 @@ func Rules(lease canon.Value, chain []string, haveChain bool) []Finding {
 			out = append(out, Finding{Rule: "L1", Path: "/expires_at", Message: fmt.Sprintf("expires_at %s is not after issued_at %s", expires.Str, issued.Str)})
 		}
 	}
-	id, _ := Member(lease, "lease_id")
-	parent, ok := Member(lease, "parent_lease_id")
+	id, _ := lease.Lookup("lease_id")
+	parent, ok := lease.Lookup("parent_lease_id")
 	if ok && parent.Kind == canon.String && id.Kind == canon.String && parent.Str == id.Str {
 		out = append(out, Finding{Rule: "L2", Path: "/parent_lease_id", Message: "a lease cannot be its own parent"})
 	}
-	event, _ := Member(lease, "event")
-	by, ok := Member(lease, "by")
+	event, _ := lease.Lookup("event")
+	by, ok := lease.Lookup("by")
 	if haveChain && event.Kind == canon.String && event.Str == "revoked" && ok && by.Kind == canon.String && by.Str != "issuer" {
 		found := false
 		for _, c := range chain {

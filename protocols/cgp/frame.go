@@ -323,17 +323,14 @@ func CheckFrame(v canon.Value) *Violation {
 	if v.Kind != canon.Object {
 		return &Violation{Rule: "shape", Field: "", Msg: "a frame is an object, not " + v.Kind.String()}
 	}
-	for _, m := range v.Members {
-		if m.Key != "citation_label" {
-			continue
-		}
-		switch {
-		case m.Value.Kind != canon.String:
-			return &Violation{Rule: RuleCitation, Field: "citation_label", Msg: fmt.Sprintf("is %s, not a string", m.Value.Kind)}
-		case IsBlank(m.Value.Str):
-			return &Violation{Rule: RuleCitation, Field: "citation_label", Msg: fmt.Sprintf("is blank (%q)", m.Value.Str)}
-		}
-		return nil
+	label, ok := v.Lookup("citation_label")
+	switch {
+	case !ok:
+		return &Violation{Rule: RuleCitation, Field: "citation_label", Msg: "is missing"}
+	case label.Kind != canon.String:
+		return &Violation{Rule: RuleCitation, Field: "citation_label", Msg: fmt.Sprintf("is %s, not a string", label.Kind)}
+	case IsBlank(label.Str):
+		return &Violation{Rule: RuleCitation, Field: "citation_label", Msg: fmt.Sprintf("is blank (%q)", label.Str)}
 	}
-	return &Violation{Rule: RuleCitation, Field: "citation_label", Msg: "is missing"}
+	return nil
 }

@@ -31,7 +31,7 @@ func DecodeMessage(payload []byte) (canon.Value, error) {
 		return canon.Value{}, &Error{Code: CodeInvalidMessage, Reason: "too-deep"}
 	}
 	if v.Kind == canon.Object {
-		if ver, ok := member(v, "v"); ok && ver.Kind == canon.String && ver.Str != Version {
+		if ver, ok := v.Lookup("v"); ok && ver.Kind == canon.String && ver.Str != Version {
 			return canon.Value{}, &Error{Code: CodeVersionUnsupported, Reason: "version " + strconv.Quote(ver.Str)}
 		}
 	}
@@ -72,15 +72,6 @@ func Depth(v canon.Value) int {
 	return deepest
 }
 
-func member(v canon.Value, key string) (canon.Value, bool) {
-	for _, m := range v.Members {
-		if m.Key == key {
-			return m.Value, true
-		}
-	}
-	return canon.Value{}, false
-}
-
 var (
 	idPattern      = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 	namePattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$`)
@@ -101,10 +92,10 @@ func Validate(v canon.Value) error {
 	if v.Kind != canon.Object {
 		return invalid("not-an-object")
 	}
-	if ver, ok := member(v, "v"); !ok || ver.Kind != canon.String || ver.Str != Version {
+	if ver, ok := v.Lookup("v"); !ok || ver.Kind != canon.String || ver.Str != Version {
 		return invalid("bad-version")
 	}
-	t, ok := member(v, "t")
+	t, ok := v.Lookup("t")
 	if !ok || t.Kind != canon.String {
 		return invalid("bad-type")
 	}
@@ -150,7 +141,7 @@ func first(errs ...error) error {
 type fields struct{ msg canon.Value }
 
 func (f fields) match(key string, re *regexp.Regexp, reason string) error {
-	m, ok := member(f.msg, key)
+	m, ok := f.msg.Lookup(key)
 	if !ok || m.Kind != canon.String || !re.MatchString(m.Str) {
 		return invalid(reason)
 	}
@@ -158,21 +149,21 @@ func (f fields) match(key string, re *regexp.Regexp, reason string) error {
 }
 
 func (f fields) present(key, reason string) error {
-	if _, ok := member(f.msg, key); !ok {
+	if _, ok := f.msg.Lookup(key); !ok {
 		return invalid(reason)
 	}
 	return nil
 }
 
 func (f fields) idem() error {
-	if m, ok := member(f.msg, "idem"); ok && (m.Kind != canon.Bool || !m.Bool) {
+	if m, ok := f.msg.Lookup("idem"); ok && (m.Kind != canon.Bool || !m.Bool) {
 		return invalid("req-idem")
 	}
 	return nil
 }
 
 func (f fields) number(key string) (float64, bool) {
-	m, ok := member(f.msg, key)
+	m, ok := f.msg.Lookup(key)
 	if !ok || m.Kind != canon.Number {
 		return 0, false
 	}
@@ -199,22 +190,22 @@ func (f fields) chunkIndex() error {
 }
 
 func (f fields) errorBody() error {
-	e, ok := member(f.msg, "e")
+	e, ok := f.msg.Lookup("e")
 	if !ok || e.Kind != canon.Object {
 		return invalid("err-body")
 	}
-	code, ok := member(e, "code")
+	code, ok := e.Lookup("code")
 	if !ok || code.Kind != canon.String || !IsCode(code.Str) {
 		return invalid("err-code")
 	}
-	if msg, ok := member(e, "message"); !ok || msg.Kind != canon.String {
+	if msg, ok := e.Lookup("message"); !ok || msg.Kind != canon.String {
 		return invalid("err-message")
 	}
 	return nil
 }
 
 func (f fields) versions() error {
-	vs, ok := member(f.msg, "versions")
+	vs, ok := f.msg.Lookup("versions")
 	if !ok || vs.Kind != canon.Array || len(vs.Elems) == 0 {
 		return invalid("hello-versions")
 	}
@@ -228,7 +219,7 @@ func (f fields) versions() error {
 
 func (f fields) appID() error {
 	// The reference measures String.length: UTF-16 code units.
-	m, ok := member(f.msg, "appId")
+	m, ok := f.msg.Lookup("appId")
 	if !ok || m.Kind != canon.String {
 		return invalid("hello-app")
 	}

@@ -27,16 +27,6 @@ var (
 
 const maxSafe = 1<<53 - 1
 
-// member returns v's member named key.
-func member(v canon.Value, key string) (canon.Value, bool) {
-	for _, m := range v.Members {
-		if m.Key == key {
-			return m.Value, true
-		}
-	}
-	return canon.Value{}, false
-}
-
 // Body returns op without its id and sig members.
 func Body(op canon.Value) canon.Value {
 	body := canon.Value{Kind: canon.Object}
@@ -82,12 +72,12 @@ func VerifyOp(op canon.Value) error {
 	if err != nil {
 		return err
 	}
-	id, _ := member(op, "id")
+	id, _ := op.Lookup("id")
 	if want := ID(b); id.Str != want {
 		return &Error{Code: CodeIDMismatch, Detail: fmt.Sprintf("id %s, body hashes to %s", id.Str, want)}
 	}
-	author, _ := member(op, "author")
-	sigText, _ := member(op, "sig")
+	author, _ := op.Lookup("author")
+	sigText, _ := op.Lookup("sig")
 	pub, _ := hex.DecodeString(strings.TrimPrefix(author.Str, "ed25519:"))
 	sig, _ := hex.DecodeString(sigText.Str)
 	if !Verify(pub, b, sig) {
@@ -107,7 +97,7 @@ func checkEnvelope(v canon.Value, fields []string) error {
 		return &Error{Code: CodeShape, Detail: "not an object but " + v.Kind.String()}
 	}
 	for _, f := range fields {
-		if _, ok := member(v, f); !ok {
+		if _, ok := v.Lookup(f); !ok {
 			return &Error{Code: CodeMissingField, Detail: f}
 		}
 	}
@@ -116,23 +106,23 @@ func checkEnvelope(v canon.Value, fields []string) error {
 			return &Error{Code: CodeUnknownField, Detail: strconv.Quote(m.Key)}
 		}
 	}
-	ver, _ := member(v, "v")
+	ver, _ := v.Lookup("v")
 	if ver.Kind != canon.Number || !intPattern.MatchString(ver.Num) {
 		return fieldType("v", "an integer")
 	}
 	if ver.Num != "1" {
 		return &Error{Code: CodeVersionUnsupported, Detail: "v " + ver.Num}
 	}
-	if t, _ := member(v, "type"); t.Kind != canon.String || !typePattern.MatchString(t.Str) {
+	if t, _ := v.Lookup("type"); t.Kind != canon.String || !typePattern.MatchString(t.Str) {
 		return fieldType("type", "a string matching "+typePattern.String())
 	}
-	if a, _ := member(v, "author"); a.Kind != canon.String || !authorPattern.MatchString(a.Str) {
+	if a, _ := v.Lookup("author"); a.Kind != canon.String || !authorPattern.MatchString(a.Str) {
 		return fieldType("author", `"ed25519:" and 64 lowercase hex`)
 	}
-	if ts, _ := member(v, "ts"); !isInt(ts) || (strings.HasPrefix(ts.Num, "-") && ts.Num != "-0") {
+	if ts, _ := v.Lookup("ts"); !isInt(ts) || (strings.HasPrefix(ts.Num, "-") && ts.Num != "-0") {
 		return fieldType("ts", "an integer from 0 to 2^53-1")
 	}
-	prev, _ := member(v, "prev")
+	prev, _ := v.Lookup("prev")
 	if prev.Kind != canon.Array {
 		return fieldType("prev", "an array of op ids")
 	}
@@ -146,14 +136,14 @@ func checkEnvelope(v canon.Value, fields []string) error {
 		}
 		seen[p.Str] = true
 	}
-	if p, _ := member(v, "payload"); p.Kind != canon.Object {
+	if p, _ := v.Lookup("payload"); p.Kind != canon.Object {
 		return fieldType("payload", "an object")
 	}
 	if slices.Contains(fields, "id") {
-		if id, _ := member(v, "id"); id.Kind != canon.String || !idPattern.MatchString(id.Str) {
+		if id, _ := v.Lookup("id"); id.Kind != canon.String || !idPattern.MatchString(id.Str) {
 			return fieldType("id", `"op:" and 64 lowercase hex`)
 		}
-		if sig, _ := member(v, "sig"); sig.Kind != canon.String || !sigPattern.MatchString(sig.Str) {
+		if sig, _ := v.Lookup("sig"); sig.Kind != canon.String || !sigPattern.MatchString(sig.Str) {
 			return fieldType("sig", "128 lowercase hex")
 		}
 	}

@@ -58,8 +58,8 @@ func TestSignOpMatchesTheDraft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _ := member(op, "id")
-	sig, _ := member(op, "sig")
+	id, _ := op.Lookup("id")
+	sig, _ := op.Lookup("sig")
 	// The values ../shared/corpora/fablepool/draft-recorded.json gives, made
 	// independently with Python and OpenSSL.
 	if id.Str != "op:061851c1b2c6d169095a800e9ad693104517ed607c7b216c52124c5fd1d73d41" ||

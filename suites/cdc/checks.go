@@ -12,7 +12,6 @@ import (
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
-	pc "github.com/refereehq/referee/protocols/cdc"
 )
 
 // The adapter ops: upstream's hooks.
@@ -105,16 +104,16 @@ func validate(ctx context.Context, s *check.Session, what, shape string, v canon
 	if r.Err != nil {
 		return validation{}, check.Failed(what+": validate threw ("+r.Err.Error()+")", "a verdict", "threw: "+r.Err.Error()), false
 	}
-	valid, _ := pc.Member(*r.OK, "valid")
+	valid, _ := r.OK.Lookup("valid")
 	if r.OK.Kind != canon.Object || valid.Kind != canon.Bool {
 		return validation{}, check.Failed(what+`: validate must answer {"valid": true|false, ...}`, `{"valid": B}`, r.OK.String()), false
 	}
 	out := validation{Valid: valid.Bool}
-	if errs, ok := pc.Member(*r.OK, "errors"); ok && errs.Kind == canon.Array {
+	if errs, ok := r.OK.Lookup("errors"); ok && errs.Kind == canon.Array {
 		out.Errors = true
 		seen := map[string]bool{}
 		for _, e := range errs.Elems {
-			p, _ := pc.Member(e, "instancePath")
+			p, _ := e.Lookup("instancePath")
 			path := p.Str
 			if path == "" {
 				path = "/"
@@ -283,7 +282,7 @@ func keptCheck(rel Release, f Fixture) check.Check {
 					}
 				}
 				sort.Strings(keys)
-				inner, _ := pc.Member(*r.OK, keys[0])
+				inner, _ := r.OK.Lookup(keys[0])
 				if !hasPlanted(inner) {
 					return check.Failed(lost, "the field kept inside "+keys[0], check.Clip(r.OK.String()))
 				}
@@ -294,7 +293,7 @@ func keptCheck(rel Release, f Fixture) check.Check {
 }
 
 func hasPlanted(v canon.Value) bool {
-	p, ok := pc.Member(v, planted)
+	p, ok := v.Lookup(planted)
 	return ok && v.Kind == canon.Object && p.Kind == canon.String && p.Str == "kept"
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
-	pc "github.com/refereehq/referee/protocols/cdc"
 )
 
 var refusalCodes = []string{"R1", "R2", "R3", "R4", "R5", "R6"}
@@ -110,7 +109,7 @@ func narrowBehaviourCheck(v NarrowVector) check.Check {
 			if r.Err != nil {
 				return check.Failed(w+": narrow threw ("+r.Err.Error()+") — "+v.Why, expect, "threw")
 			}
-			refusals, hasRefusals := pc.Member(*r.OK, "refusals")
+			refusals, hasRefusals := r.OK.Lookup("refusals")
 			var got []string
 			for _, e := range refusals.Elems {
 				got = append(got, e.Str)
@@ -130,7 +129,7 @@ func narrowBehaviourCheck(v NarrowVector) check.Check {
 			if hasRefusals && refusals.Kind != canon.Null && !(refusals.Kind == canon.Bool && !refusals.Bool) {
 				return check.Failed(fmt.Sprintf("%s: expected a grant, got refusal %s — %s", w, gotJSON, v.Why), "a grant", string(gotJSON))
 			}
-			granted, ok := pc.Member(*r.OK, "granted")
+			granted, ok := r.OK.Lookup("granted")
 			if !ok {
 				return check.Failed(w+": expected a grant, got neither granted nor refusals — "+v.Why, "a grant", r.OK.String())
 			}
@@ -198,7 +197,7 @@ func mapPurpose(lease canon.Value, f func(string) string) canon.Value {
 func signatureChecks(key string, v SignatureVector) []check.Check {
 	w := "signature/" + v.Name
 	id := "cdc/signatures/" + v.Name
-	declared, _ := pc.Member(v.Lease, "declared_hash")
+	declared, _ := v.Lease.Lookup("declared_hash")
 	verify := func(sub, doc string, lease canon.Value, want bool, failMsg string) check.Check {
 		return check.Check{
 			ID: id + "/" + sub, Doc: doc, Needs: []string{OpHash, OpVerify}, MissingReason: notSignatures,
@@ -301,8 +300,8 @@ func findings(ctx context.Context, s *check.Session, lease canon.Value, chain []
 	var rules []string
 	if r.OK.Kind == canon.Array {
 		for _, e := range r.OK.Elems {
-			rule, _ := pc.Member(e, "rule")
-			path, _ := pc.Member(e, "path")
+			rule, _ := e.Lookup("rule")
+			path, _ := e.Lookup("path")
 			if _, seen := paths[rule.Str]; !seen {
 				rules = append(rules, rule.Str)
 			}

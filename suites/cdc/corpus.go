@@ -295,7 +295,7 @@ func (cp *Corpus) complete() error {
 			if f.Shape != "config-core" {
 				continue
 			}
-			sealed, ok := pc.Member(f.Value, "sealed")
+			sealed, ok := f.Value.Lookup("sealed")
 			if !ok || sealed.Kind != canon.Array {
 				continue
 			}
@@ -314,7 +314,7 @@ func (cp *Corpus) complete() error {
 
 func resolves(v canon.Value, segs []string) bool {
 	for _, s := range segs {
-		next, ok := pc.Member(v, s)
+		next, ok := v.Lookup(s)
 		if !ok || v.Kind != canon.Object {
 			return false
 		}
@@ -397,10 +397,10 @@ func (cp *Corpus) readSignatures(c *corpus.Corpus) error {
 		if vector == "" {
 			return v, nil
 		}
-		vs, _ := pc.Member(v, "vectors")
+		vs, _ := v.Lookup("vectors")
 		for _, e := range vs.Elems {
-			if n, _ := pc.Member(e, "name"); n.Str == vector {
-				d, _ := pc.Member(e, "declared")
+			if n, _ := e.Lookup("name"); n.Str == vector {
+				d, _ := e.Lookup("declared")
 				return d, nil
 			}
 		}

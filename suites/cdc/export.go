@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/canon"
-	pc "github.com/refereehq/referee/protocols/cdc"
 )
 
 // JSTSDir is where a contract checkout or package keeps its own
@@ -73,7 +72,7 @@ func (cp *Corpus) exportJSTS(labelFor func(shape, title, file string) string) ([
 			return nil, fmt.Errorf("corpus %s: schemas/%s: %w", cp.Name, schemaFile, err)
 		}
 		title := shape
-		if t, ok := pc.Member(schema, "title"); ok && t.Kind == canon.String {
+		if t, ok := schema.Lookup("title"); ok && t.Kind == canon.String {
 			title = t.Str
 		}
 		tests := cp.jstsTests(shape)
@@ -254,7 +253,7 @@ func (cp *Corpus) CompareJSTS(label string) ([]JSTSCheck, error) {
 			return strings.NewReplacer("{title}", title, "{file}", file).Replace(label)
 		}
 		if cases := own[shape+".json"]; len(cases) > 0 {
-			if d, ok := pc.Member(cases[0], "description"); ok && d.Kind == canon.String {
+			if d, ok := cases[0].Lookup("description"); ok && d.Kind == canon.String {
 				return wholeLabel(d.Str)
 			}
 		}
@@ -301,16 +300,16 @@ func diffCases(ours, theirs []canon.Value) string {
 				return fmt.Sprintf("%s: member %q in the corpus, which the export does not write", where, m.Key)
 			}
 		}
-		osch, _ := pc.Member(o, "schema")
-		ts, ok := pc.Member(t, "schema")
+		osch, _ := o.Lookup("schema")
+		ts, ok := t.Lookup("schema")
 		if !ok {
 			return where + ": no schema in the corpus"
 		}
 		if d := diffJS(&osch, &ts, ""); d != "" {
 			return where + ": schema differs" + d
 		}
-		ot, _ := pc.Member(o, "tests")
-		tt, ok := pc.Member(t, "tests")
+		ot, _ := o.Lookup("tests")
+		tt, ok := t.Lookup("tests")
 		if !ok || tt.Kind != canon.Array {
 			return where + ": no tests array in the corpus"
 		}
@@ -337,7 +336,7 @@ func plural(n int, word string) string {
 }
 
 func diffTest(o, t canon.Value) string {
-	od, _ := pc.Member(o, "description")
+	od, _ := o.Lookup("description")
 	name := strconv.Quote(od.Str)
 	if t.Kind != canon.Object {
 		return name + ": " + t.Kind.String() + " in the corpus, not an object"
@@ -347,13 +346,13 @@ func diffTest(o, t canon.Value) string {
 			return fmt.Sprintf("%s: member %q in the corpus, which the export does not write", name, m.Key)
 		}
 	}
-	td, ok := pc.Member(t, "description")
+	td, ok := t.Lookup("description")
 	if !ok || td.Kind != canon.String || td.Str != od.Str {
 		return fmt.Sprintf("%s: description %s in the corpus", name, snippet(td, ok))
 	}
 	for _, key := range []string{"data", "valid"} {
-		ov, _ := pc.Member(o, key)
-		tv, ok := pc.Member(t, key)
+		ov, _ := o.Lookup(key)
+		tv, ok := t.Lookup(key)
 		if !ok {
 			return fmt.Sprintf("%s: no %s in the corpus", name, key)
 		}

@@ -121,7 +121,7 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 	if err != nil || args.Kind != canon.Object {
 		return nil, bad("args must be an object")
 	}
-	arg := func(k string) canon.Value { v, _ := pc.Member(args, k); return v }
+	arg := func(k string) canon.Value { v, _ := args.Lookup(k); return v }
 	m := h.mode
 	switch op {
 	case OpValidate:
@@ -156,11 +156,11 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 		return json.RawMessage(v.String()), nil
 	case OpCanonicalise:
 		v := arg("value")
-		if nf, ok := pc.Member(args, "nonfinite"); ok {
+		if nf, ok := args.Lookup("nonfinite"); ok {
 			if m.nonfiniteNull {
 				return json.RawMessage(`"{\"x\":null}"`), nil
 			}
-			which, _ := pc.Member(nf, "value")
+			which, _ := nf.Lookup("value")
 			return nil, &adapter.Error{Code: "non_finite", Message: fmt.Sprintf("canonicalise: %s is not serialisable (%v)", which.Str, math.NaN())}
 		}
 		b, err := h.canonical(v)
@@ -201,12 +201,12 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 		}
 		ok := pc.Verify(lease, key)
 		if m.verifyAlways {
-			sig, _ := pc.Member(lease, "signature")
+			sig, _ := lease.Lookup("signature")
 			ok = len(sig.Str) == 64
 		}
 		return json.RawMessage(fmt.Sprint(ok)), nil
 	case OpRules:
-		chainV, haveChain := pc.Member(args, "chain")
+		chainV, haveChain := args.Lookup("chain")
 		var chain []string
 		for _, e := range chainV.Elems {
 			chain = append(chain, e.Str)
@@ -217,14 +217,14 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 			found = nil
 		}
 		if m.l2Present {
-			if p, ok := pc.Member(lease, "parent_lease_id"); ok && p.Kind == canon.String && !slices.ContainsFunc(found, func(f pc.Finding) bool { return f.Rule == "L2" }) {
+			if p, ok := lease.Lookup("parent_lease_id"); ok && p.Kind == canon.String && !slices.ContainsFunc(found, func(f pc.Finding) bool { return f.Rule == "L2" }) {
 				found = append(found, pc.Finding{Rule: "L2", Path: "/parent_lease_id"})
 			}
 		}
 		if m.l1Inverted {
 			found = invertL1(lease, found)
 		}
-		if _, ok := pc.Member(lease, "expires_at"); m.l1NoExpiry && !ok {
+		if _, ok := lease.Lookup("expires_at"); m.l1NoExpiry && !ok {
 			found = append(found, pc.Finding{Rule: "L1", Path: "/expires_at"})
 		}
 		if found == nil {
@@ -258,7 +258,7 @@ func (h *Handler) narrow(declared, parent canon.Value) (canon.Value, []string) {
 		return granted, refusals
 	}
 	for i, mem := range granted.Members {
-		d, ok := pc.Member(declared, mem.Key)
+		d, ok := declared.Lookup(mem.Key)
 		switch {
 		case m.narrowNoClamp && (mem.Key == "budget" || mem.Key == "depth" || mem.Key == "fan_out") && ok:
 			granted.Members[i].Value = d
@@ -289,8 +289,8 @@ func trimPurpose(lease canon.Value) canon.Value { return mapPurpose(lease, strin
 func invertL1(lease canon.Value, found []pc.Finding) []pc.Finding {
 	had := slices.ContainsFunc(found, func(f pc.Finding) bool { return f.Rule == "L1" })
 	found = slices.DeleteFunc(found, func(f pc.Finding) bool { return f.Rule == "L1" })
-	_, i := pc.Member(lease, "issued_at")
-	_, e := pc.Member(lease, "expires_at")
+	_, i := lease.Lookup("issued_at")
+	_, e := lease.Lookup("expires_at")
 	if !had && i && e {
 		found = append(found, pc.Finding{Rule: "L1", Path: "/expires_at"})
 	}

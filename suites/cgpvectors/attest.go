@@ -74,7 +74,7 @@ func ReadAttestationKey(c *corpus.Corpus, records []Record) (*AttestationKey, er
 	if i < 0 {
 		return nil, fmt.Errorf("%s: signs %q, which is not one of the records", where, f["signs"].Str)
 	}
-	if id, ok := member(records[i].Record, "record_id"); !ok || id.Kind != canon.String {
+	if id, ok := records[i].Record.Lookup("record_id"); !ok || id.Kind != canon.String {
 		return nil, fmt.Errorf("%s: %s has no string record_id, which the record-changed case edits", where, f["signs"].Str)
 	}
 	msg, _ := cgp.RecordAttestationMessage(records[i].Hash)
@@ -176,8 +176,8 @@ func attestationChecks(k *AttestationKey) []check.Check {
 				if r.Err != nil {
 					return check.Failed(OpVerifyRecordAttestation+" failed: "+r.Err.Error(), want, "err: "+r.Err.Error())
 				}
-				valid, okV := member(*r.OK, "valid")
-				reason, _ := member(*r.OK, "reason")
+				valid, okV := r.OK.Lookup("valid")
+				reason, _ := r.OK.Lookup("reason")
 				if r.OK.Kind != canon.Object || !okV || valid.Kind != canon.Bool {
 					return check.Failed(OpVerifyRecordAttestation+` must answer {"valid": B, ...}`, want, r.OK.String())
 				}

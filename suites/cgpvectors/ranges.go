@@ -145,9 +145,9 @@ func rangeCheck(rc RangeCase) check.Check {
 			if r.OK.Kind != canon.Object {
 				return check.Failed(OpRangeDigest+" returned "+r.OK.Kind.String()+", not an object", want, r.OK.String())
 			}
-			reason, unverifiable := member(*r.OK, "unverifiable")
-			got, _ := member(*r.OK, "bytes")
-			digest, _ := member(*r.OK, "digest")
+			reason, unverifiable := r.OK.Lookup("unverifiable")
+			got, _ := r.OK.Lookup("bytes")
+			digest, _ := r.OK.Lookup("digest")
 			switch {
 			case rc.Unverifiable != "" && !unverifiable:
 				return check.Failed(fmt.Sprintf("%s must address nothing (%s), but the implementation digested %s", rng, rc.Unverifiable, strconv.Quote(got.Str)), want, r.OK.String())

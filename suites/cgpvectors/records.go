@@ -102,27 +102,18 @@ func ReadRecords(c *corpus.Corpus) ([]Record, error) {
 		case cgp.DigestOf(pre) != r.Hash:
 			return nil, fmt.Errorf("%s: record_hash %s is not the digest of jcs_utf8 (%s)", where, r.Hash, cgp.DigestOf(pre))
 		}
-		if _, ok := member(rec, extensionKey); ok {
+		if _, ok := rec.Lookup(extensionKey); ok {
 			return nil, fmt.Errorf("%s: %s already has a %q member, which the extension check plants", where, file, extensionKey)
 		}
-		if _, ok := member(rec, cgp.RecordHashMember); !ok {
+		if _, ok := rec.Lookup(cgp.RecordHashMember); !ok {
 			return nil, fmt.Errorf("%s: %s has no record_hash", where, file)
 		}
-		if stored, _ := member(rec, cgp.RecordHashMember); stored.Str != r.Hash {
+		if stored, _ := rec.Lookup(cgp.RecordHashMember); stored.Str != r.Hash {
 			return nil, fmt.Errorf("%s: %s stores record_hash %s, the vector says %s", where, file, stored.String(), r.Hash)
 		}
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-func member(v canon.Value, key string) (canon.Value, bool) {
-	for _, m := range v.Members {
-		if m.Key == key {
-			return m.Value, true
-		}
-	}
-	return canon.Value{}, false
 }
 
 // withExtension is rec with the extension member planted after its first member.

@@ -153,14 +153,7 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 	if err != nil || a.Kind != canon.Object {
 		return nil, badArgs("args must be a JSON object")
 	}
-	arg := func(key string) (canon.Value, bool) {
-		for _, m := range a.Members {
-			if m.Key == key {
-				return m.Value, true
-			}
-		}
-		return canon.Value{}, false
-	}
+	arg := a.Lookup
 	switch op {
 	case OpNormalizeFrame, OpNormalizeQuery:
 		key, norm := "frame", cgp.NormalizeFrameWith
@@ -324,26 +317,24 @@ func (h *Handler) checkFrame(v canon.Value) *cgp.Violation {
 	if v.Kind != canon.Object {
 		return cgp.CheckFrame(v)
 	}
-	for _, m := range v.Members {
-		if m.Key != "citation_label" {
-			continue
+	label, ok := v.Lookup("citation_label")
+	if !ok {
+		if h.mode.citation == citationOptional {
+			return nil
 		}
-		blank := m.Value.Kind != canon.String
-		switch h.mode.citation {
-		case citationASCIITrim:
-			blank = blank || strings.Trim(m.Value.Str, " \t\n\r\f\v") == ""
-		case citationOptional:
-			blank = blank || cgp.IsBlank(m.Value.Str)
-		}
-		if blank {
-			return &cgp.Violation{Rule: cgp.RuleCitation, Field: "citation_label", Msg: "is blank"}
-		}
-		return nil
+		return &cgp.Violation{Rule: cgp.RuleCitation, Field: "citation_label", Msg: "is missing"}
 	}
-	if h.mode.citation == citationOptional {
-		return nil
+	blank := label.Kind != canon.String
+	switch h.mode.citation {
+	case citationASCIITrim:
+		blank = blank || strings.Trim(label.Str, " \t\n\r\f\v") == ""
+	case citationOptional:
+		blank = blank || cgp.IsBlank(label.Str)
 	}
-	return &cgp.Violation{Rule: cgp.RuleCitation, Field: "citation_label", Msg: "is missing"}
+	if blank {
+		return &cgp.Violation{Rule: cgp.RuleCitation, Field: "citation_label", Msg: "is blank"}
+	}
+	return nil
 }
 
 // preimage is the record recordHash canonicalises: without its top-level
@@ -388,8 +379,8 @@ func (h *Handler) verifyAttestation(rec, att canon.Value, key []byte) error {
 	if h.mode.attest == attestIgnoreKey {
 		return cgp.VerifyRecordAttestation(rec, att, ed25519.NewKeyFromSeed(publishedSeed).Public().(ed25519.PublicKey))
 	}
-	signed, _ := member(att, "signed_record_hash")
-	sigText, _ := member(att, "signature")
+	signed, _ := att.Lookup("signed_record_hash")
+	sigText, _ := att.Lookup("signature")
 	want, err := cgp.RecordHash(rec)
 	if err != nil {
 		return &cgp.AttestationError{Reason: cgp.ReasonMalformed, Detail: err.Error()}

@@ -101,14 +101,7 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 	if err != nil || a.Kind != canon.Object {
 		return nil, &adapter.Error{Code: "bad_args", Message: "args must be a JSON object"}
 	}
-	arg := func(key string) (canon.Value, bool) {
-		for _, m := range a.Members {
-			if m.Key == key {
-				return m.Value, true
-			}
-		}
-		return canon.Value{}, false
-	}
+	arg := a.Lookup
 	switch op {
 	case OpCanonical, OpFrame:
 		v, ok := arg("value")
@@ -240,7 +233,7 @@ func (h *Handler) decode(payload []byte) (canon.Value, error) {
 }
 
 func checkVersion(v canon.Value) error {
-	if ver, ok := member(v, "v"); ok && v.Kind == canon.Object && ver.Kind == canon.String && ver.Str != xl.Version {
+	if ver, ok := v.Lookup("v"); ok && v.Kind == canon.Object && ver.Kind == canon.String && ver.Str != xl.Version {
 		return &xl.Error{Code: xl.CodeVersionUnsupported, Reason: "version " + ver.Str}
 	}
 	return nil
@@ -253,8 +246,8 @@ func (m *Mode) breaksDecode() bool {
 }
 
 func (h *Handler) validate(v canon.Value) error {
-	ver, _ := member(v, "v")
-	t, _ := member(v, "t")
+	ver, _ := v.Lookup("v")
+	t, _ := v.Lookup("t")
 	if h.mode.lenient && (v.Kind != canon.Object || ver.Kind != canon.String || t.Kind != canon.String) {
 		return nil
 	}
@@ -267,13 +260,4 @@ func (h *Handler) validate(v canon.Value) error {
 		}
 	}
 	return xl.Validate(v)
-}
-
-func member(v canon.Value, key string) (canon.Value, bool) {
-	for _, m := range v.Members {
-		if m.Key == key {
-			return m.Value, true
-		}
-	}
-	return canon.Value{}, false
 }

@@ -138,7 +138,7 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 	if perr != nil {
 		return nil, fail(fp.CodeJSONInvalid, perr)
 	}
-	value := func(key string) (canon.Value, bool) { return member(rawArgs, key) }
+	value := func(key string) (canon.Value, bool) { return rawArgs.Lookup(key) }
 	switch op {
 	case OpCanonicalize:
 		var text []byte
@@ -413,8 +413,8 @@ func (h *Handler) verifyOp(op canon.Value) error {
 	if err != nil {
 		return err
 	}
-	id, _ := member(check, "id")
-	sigText, _ := member(check, "sig")
+	id, _ := check.Lookup("id")
+	sigText, _ := check.Lookup("sig")
 	sig, _ := hex.DecodeString(sigText.Str)
 	idBytes := b
 	if m.idOverSigned {
@@ -426,7 +426,7 @@ func (h *Handler) verifyOp(op canon.Value) error {
 	if m.skipSigAfter {
 		return nil
 	}
-	author, _ := member(check, "author")
+	author, _ := check.Lookup("author")
 	pub, _ := hex.DecodeString(strings.TrimPrefix(author.Str, "ed25519:"))
 	signed := b
 	if m.verifyOverOp {

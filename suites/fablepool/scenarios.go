@@ -164,18 +164,9 @@ func recordOp(ctx context.Context, s *check.Session, name string, op canon.Value
 	}
 	body, ok1 := text(fp.Body(op))
 	whole, ok2 := text(op)
-	id, _ := member(op, "id")
-	sig, _ := member(op, "sig")
+	id, _ := op.Lookup("id")
+	sig, _ := op.Lookup("sig")
 	return RecordedOp{Name: name, BodyCanonical: body, BodySHA256: sha256Hex([]byte(body)), ID: id.Str, Sig: sig.Str, OpCanonical: whole}, ok1 && ok2
-}
-
-func member(v canon.Value, key string) (canon.Value, bool) {
-	for _, m := range v.Members {
-		if m.Key == key {
-			return m.Value, true
-		}
-	}
-	return canon.Value{}, false
 }
 
 func recordedOpCheck(ss Scenarios, sc Scenario, e RecordedOp) check.Check {

@@ -170,12 +170,8 @@ func run(in, dir string) error {
 }
 
 func memberStr(v canon.Value, key string) (string, bool) {
-	for _, m := range v.Members {
-		if m.Key == key {
-			return m.Value.Str, true
-		}
-	}
-	return "", false
+	m, ok := v.Lookup(key)
+	return m.Str, ok
 }
 
 // scenarioBody builds the body as the suite's runner does.
