@@ -12,6 +12,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/canon/mutant"
+	"github.com/refereehq/referee/check"
 	pc "github.com/refereehq/referee/protocols/cdc"
 )
 
@@ -69,15 +70,6 @@ var Modes = []Mode{
 	{Name: "l2-any-parent", Doc: "L2 flags any parent_lease_id, not only one equal to lease_id", l2Present: true},
 }
 
-// ModeNames returns the names of the broken modes.
-func ModeNames() []string {
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
-		names[i] = m.Name
-	}
-	return names
-}
-
 // Handler is the built-in adapter: protocols/cdc over a corpus's schemas,
 // with every hook, narrow included.
 type Handler struct {
@@ -95,13 +87,12 @@ func Reference(cp *Corpus, mode string) (*Handler, error) {
 	if mode == "" {
 		return h, nil
 	}
-	for _, m := range Modes {
-		if m.Name == mode {
-			h.mode = m
-			return h, nil
-		}
+	m, err := check.FindMode(Name, Modes, func(m *Mode) string { return m.Name }, mode)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("cdc: no broken mode %q (modes: %s)", mode, strings.Join(ModeNames(), ", "))
+	h.mode = *m
+	return h, nil
 }
 
 // Hello describes the built-in adapter.

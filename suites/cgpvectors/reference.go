@@ -14,6 +14,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/canon/mutant"
+	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -110,15 +111,6 @@ var Modes = []Mode{
 	{Name: "range-slice-empty", Doc: "digests the empty bytes for an inverted or past-the-end range, as slice semantics give", ranges: rangeSliceEmpty},
 }
 
-// ModeNames returns the names of the broken modes.
-func ModeNames() []string {
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
-		names[i] = m.Name
-	}
-	return names
-}
-
 // Handler is the built-in adapter: protocols/cgp, honest or in one of the
 // broken Modes.
 type Handler struct{ mode *Mode }
@@ -128,12 +120,11 @@ func Reference(mode string) (*Handler, error) {
 	if mode == "" {
 		return &Handler{mode: &Mode{}}, nil
 	}
-	for i := range Modes {
-		if Modes[i].Name == mode {
-			return &Handler{mode: &Modes[i]}, nil
-		}
+	m, err := check.FindMode(Name, Modes, func(m *Mode) string { return m.Name }, mode)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("cgp-vectors: no broken mode %q (modes: %s)", mode, strings.Join(ModeNames(), ", "))
+	return &Handler{mode: m}, nil
 }
 
 // Hello describes the built-in adapter.

@@ -13,6 +13,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/canon/mutant"
+	"github.com/refereehq/referee/check"
 	xl "github.com/refereehq/referee/protocols/crosslink"
 )
 
@@ -60,15 +61,6 @@ var Modes = []Mode{
 	{Name: "drop-envelope", Doc: "decodeMessage returns the message without its v and t", dropEnvelope: true},
 }
 
-// ModeNames returns the names of the broken modes.
-func ModeNames() []string {
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
-		names[i] = m.Name
-	}
-	return names
-}
-
 // Handler is the built-in adapter: protocols/crosslink, honest or in one of
 // the broken Modes.
 type Handler struct{ mode *Mode }
@@ -78,12 +70,11 @@ func Reference(mode string) (*Handler, error) {
 	if mode == "" {
 		return &Handler{mode: &Mode{}}, nil
 	}
-	for i := range Modes {
-		if Modes[i].Name == mode {
-			return &Handler{mode: &Modes[i]}, nil
-		}
+	m, err := check.FindMode(Name, Modes, func(m *Mode) string { return m.Name }, mode)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("crosslink: no broken mode %q (modes: %s)", mode, strings.Join(ModeNames(), ", "))
+	return &Handler{mode: m}, nil
 }
 
 // Hello describes the built-in adapter.

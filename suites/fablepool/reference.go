@@ -12,6 +12,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/canon/mutant"
+	"github.com/refereehq/referee/check"
 	fp "github.com/refereehq/referee/protocols/fablepool"
 )
 
@@ -65,15 +66,6 @@ var Modes = []Mode{
 	{Name: "one-error-code", Doc: "canonicalize reports every rejection as canonical_unsupported", oneCode: true},
 }
 
-// ModeNames returns the names of the broken modes.
-func ModeNames() []string {
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
-		names[i] = m.Name
-	}
-	return names
-}
-
 // Handler is the built-in adapter: protocols/fablepool, honest or broken.
 type Handler struct{ mode Mode }
 
@@ -82,12 +74,11 @@ func Reference(mode string) (*Handler, error) {
 	if mode == "" {
 		return &Handler{}, nil
 	}
-	for _, m := range Modes {
-		if m.Name == mode {
-			return &Handler{mode: m}, nil
-		}
+	m, err := check.FindMode(Name, Modes, func(m *Mode) string { return m.Name }, mode)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("fablepool: no broken mode %q (modes: %s)", mode, strings.Join(ModeNames(), ", "))
+	return &Handler{mode: *m}, nil
 }
 
 // Hello describes the built-in adapter.

@@ -41,15 +41,6 @@ var Modes = []Mode{
 	{Name: "compact-only", Doc: "only removes whitespace: no sorting, no re-encoding", compact: true},
 }
 
-// ModeNames returns the names of the broken modes.
-func ModeNames() []string {
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
-		names[i] = m.Name
-	}
-	return names
-}
-
 func (m *Mode) canonicalize(text []byte) ([]byte, error) {
 	if m.compact {
 		var b bytes.Buffer

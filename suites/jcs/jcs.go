@@ -235,12 +235,11 @@ func Reference(mode string) (*Handler, error) {
 	if mode == "" {
 		return &Handler{}, nil
 	}
-	for i := range Modes {
-		if Modes[i].Name == mode {
-			return &Handler{mode: &Modes[i]}, nil
-		}
+	m, err := check.FindMode(Name, Modes, func(m *Mode) string { return m.Name }, mode)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("jcs: no broken mode %q (modes: %s)", mode, strings.Join(ModeNames(), ", "))
+	return &Handler{mode: m}, nil
 }
 
 // Hello describes the built-in adapter.
