@@ -6,28 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 // sharedDir returns the project's shared directory named by REFEREE_SHARED,
-// skipping the test when it is unset. A relative path is tried from the
-// package directory and then from the module root.
+// skipping the test when it is unset.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the RFC 8785 test data lives in ../shared/corpora/jcs; run with REFEREE_SHARED=../shared")
-	}
-	if !filepath.IsAbs(dir) {
-		if _, err := os.Stat(dir); err != nil {
-			if _, err := os.Stat(filepath.Join("..", dir)); err == nil {
-				dir = filepath.Join("..", dir)
-			}
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "corpora")); err != nil {
-		t.Fatalf("REFEREE_SHARED=%s has no corpora directory: %v", os.Getenv("REFEREE_SHARED"), err)
-	}
-	return dir
+	return sharedtest.Dir(t, "the RFC 8785 test data lives in ../shared/corpora/jcs")
 }
 
 func TestRFC8785TestData(t *testing.T) {

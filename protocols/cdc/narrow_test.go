@@ -8,16 +8,14 @@ import (
 	"testing"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 // narrowVectorsPath returns the path of the narrowing vectors under
 // REFEREE_SHARED, or skips.
 func narrowVectorsPath(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the CDC narrowing vectors live in ../shared/corpora/cdc/conformance/narrowing-vectors.json; run with REFEREE_SHARED=../shared")
-	}
+	dir := sharedtest.Dir(t, "the CDC narrowing vectors live in ../shared/corpora/cdc/conformance/narrowing-vectors.json")
 	return filepath.Join(dir, "corpora", "cdc", "conformance", "narrowing-vectors.json")
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 func meta(t *testing.T, text string) []canon.Member {
@@ -50,10 +51,7 @@ func TestCheckProfileManifest(t *testing.T) {
 
 // TestRealProfiles checks both published profiles' manifests.
 func TestRealProfiles(t *testing.T) {
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the CGP fixture profiles live in ../shared/corpora/cgp")
-	}
+	dir := sharedtest.Dir(t, "the CGP fixture profiles live in ../shared/corpora/cgp")
 	for _, p := range []string{"contextgraph-1.0-draft", "contextgraph-1.0"} {
 		raw, err := os.ReadFile(filepath.Join(dir, "corpora", "cgp", p, "manifest.json"))
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 func mustParse(t testing.TB, text string) canon.Value {
@@ -114,10 +115,7 @@ func TestCheckFrame(t *testing.T) {
 
 // TestSharedProfiles runs the reference over the upstream fixture profiles.
 func TestSharedProfiles(t *testing.T) {
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the CGP fixture profiles live in ../shared/corpora/cgp; run with REFEREE_SHARED=../shared")
-	}
+	dir := sharedtest.Dir(t, "the CGP fixture profiles live in ../shared/corpora/cgp")
 	for _, profile := range []string{"contextgraph-1.0-draft", "contextgraph-1.0"} {
 		root := filepath.Join(dir, "corpora", "cgp", profile)
 		for file, norm := range map[string]func(canon.Value) (canon.Value, error){

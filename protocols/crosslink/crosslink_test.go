@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 func TestDecodeMessage(t *testing.T) {
@@ -97,10 +98,7 @@ func isCode(err error, code string) bool {
 // TestUpstreamFixtures runs the upstream fixtures through the package
 // directly: every canonical text, frame and error code.
 func TestUpstreamFixtures(t *testing.T) {
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the upstream fixtures live in ../shared/corpora/crosslink")
-	}
+	dir := sharedtest.Dir(t, "the upstream fixtures live in ../shared/corpora/crosslink")
 	var messages struct {
 		Cases []struct {
 			Name      string          `json:"name"`

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 var seed02 = mustHex(strings.Repeat("02", 32))
@@ -121,10 +122,7 @@ func TestVerifyNeverPanics(t *testing.T) {
 
 func sharedFile(t *testing.T, parts ...string) []byte {
 	t.Helper()
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the RFC 8032 and Wycheproof vectors live in ../shared/corpora/ed25519")
-	}
+	dir := sharedtest.Dir(t, "the RFC 8032 and Wycheproof vectors live in ../shared/corpora/ed25519")
 	b, err := os.ReadFile(filepath.Join(append([]string{dir, "corpora"}, parts...)...))
 	if err != nil {
 		t.Fatal(err)

@@ -15,14 +15,12 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 func sharedCorpus(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the contract's corpus lives in ../shared/corpora/cdc; run with REFEREE_SHARED=../shared")
-	}
+	dir := sharedtest.Dir(t, "the contract's corpus lives in ../shared/corpora/cdc")
 	return filepath.Join(dir, "corpora", "cdc")
 }
 

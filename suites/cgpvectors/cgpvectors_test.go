@@ -13,6 +13,7 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 func embeddedSuite(t *testing.T) *check.Suite {
@@ -42,10 +43,7 @@ func TestReferencePassesEmbedded(t *testing.T) {
 
 // TestReferencePassesShared runs both upstream profiles.
 func TestReferencePassesShared(t *testing.T) {
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the CGP fixture profiles live in ../shared/corpora/cgp; run with REFEREE_SHARED=../shared")
-	}
+	dir := sharedtest.Dir(t, "the CGP fixture profiles live in ../shared/corpora/cgp")
 	for _, profile := range []string{"contextgraph-1.0-draft", "contextgraph-1.0"} {
 		t.Run(profile, func(t *testing.T) {
 			c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", profile))
@@ -76,7 +74,7 @@ func TestEveryCheckCanFail(t *testing.T) {
 		broken[m.Name] = reference(t, m.Name)
 	}
 	checktest.EveryCheckCanFail(t, embeddedSuite(t), broken)
-	if dir := os.Getenv("REFEREE_SHARED"); dir != "" {
+	if dir, ok := sharedtest.Lookup(); ok {
 		c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", "contextgraph-1.0"))
 		if err != nil {
 			t.Fatal(err)
@@ -240,7 +238,7 @@ func TestNodeAdapter(t *testing.T) {
 	cfg := adapter.ProcessConfig{Argv: []string{"node", prog}}
 	start := func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }
 	suites := map[string]*check.Suite{"embedded": embeddedSuite(t)}
-	if dir := os.Getenv("REFEREE_SHARED"); dir != "" {
+	if dir, ok := sharedtest.Lookup(); ok {
 		for _, profile := range []string{"contextgraph-1.0-draft", "contextgraph-1.0"} {
 			c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", profile))
 			if err != nil {
@@ -271,10 +269,7 @@ func TestNodeAdapter(t *testing.T) {
 // TestRecordsAreUpstreams checks the embedded lifecycle records against
 // the shared copy of upstream's files, byte for byte.
 func TestRecordsAreUpstreams(t *testing.T) {
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED is not set: the upstream records are in ../shared/corpora/cgp/_extra")
-	}
+	dir := sharedtest.Dir(t, "the upstream records are in ../shared/corpora/cgp/_extra")
 	rc, err := Records()
 	if err != nil {
 		t.Fatal(err)

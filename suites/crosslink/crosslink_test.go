@@ -15,6 +15,7 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/sharedtest"
 	xl "github.com/refereehq/referee/protocols/crosslink"
 )
 
@@ -30,10 +31,7 @@ func embeddedSuite(t *testing.T) *check.Suite {
 // upstreamSuite loads ../shared/corpora/crosslink, or skips.
 func upstreamSuite(t *testing.T) *check.Suite {
 	t.Helper()
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the upstream Crosslink fixtures live in ../shared/corpora/crosslink; run with REFEREE_SHARED=../shared")
-	}
+	dir := sharedtest.Dir(t, "the upstream Crosslink fixtures live in ../shared/corpora/crosslink")
 	c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "crosslink"))
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +236,7 @@ func TestFrameEvidence(t *testing.T) {
 // over the embedded corpus and, when present, upstream's.
 func TestExampleAdapters(t *testing.T) {
 	suites := []*check.Suite{embeddedSuite(t)}
-	if os.Getenv("REFEREE_SHARED") != "" {
+	if _, ok := sharedtest.Lookup(); ok {
 		suites = append(suites, upstreamSuite(t))
 	}
 	for _, a := range [][]string{

@@ -15,14 +15,12 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 func shared(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the FablePool draft data and Wycheproof vectors live in ../shared/corpora; run with REFEREE_SHARED=../shared")
-	}
+	dir := sharedtest.Dir(t, "the FablePool draft data and Wycheproof vectors live in ../shared/corpora")
 	return filepath.Join(dir, "corpora")
 }
 
@@ -58,7 +56,7 @@ func TestReferencePasses(t *testing.T) {
 
 func TestEveryCheckCanFail(t *testing.T) {
 	opts := Options{}
-	if dir := os.Getenv("REFEREE_SHARED"); dir != "" {
+	if dir, ok := sharedtest.Lookup(); ok {
 		opts.Wycheproof = filepath.Join(dir, "corpora", "ed25519", "wycheproof_ed25519_test.json")
 	}
 	s, _ := load(t, opts)
@@ -332,7 +330,7 @@ func TestNodeAdapter(t *testing.T) {
 		t.Skipf("%s: %v", prog, err)
 	}
 	opts := Options{}
-	if dir := os.Getenv("REFEREE_SHARED"); dir != "" {
+	if dir, ok := sharedtest.Lookup(); ok {
 		opts.Wycheproof = filepath.Join(dir, "corpora", "ed25519", "wycheproof_ed25519_test.json")
 	}
 	s, _ := load(t, opts)

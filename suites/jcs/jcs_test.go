@@ -15,6 +15,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 func embeddedSuite(t *testing.T) *check.Suite {
@@ -29,10 +30,7 @@ func embeddedSuite(t *testing.T) *check.Suite {
 // sharedDir returns ../shared (from REFEREE_SHARED), or skips.
 func sharedDir(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("REFEREE_SHARED")
-	if dir == "" {
-		t.Skip("REFEREE_SHARED not set: the RFC 8785 test data lives in ../shared/corpora/jcs; run with REFEREE_SHARED=../shared")
-	}
+	dir := sharedtest.Dir(t, "the RFC 8785 test data lives in ../shared/corpora/jcs")
 	return dir
 }
 
@@ -61,7 +59,7 @@ func TestReferencePasses(t *testing.T) {
 // fail under at least one: a check that cannot fail is a defect.
 func TestEveryCheckCanFail(t *testing.T) {
 	suites := []*check.Suite{embeddedSuite(t)}
-	if dir := os.Getenv("REFEREE_SHARED"); dir != "" {
+	if dir, ok := sharedtest.Lookup(); ok {
 		c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "jcs"))
 		if err != nil {
 			t.Fatal(err)
@@ -264,7 +262,7 @@ func TestExampleAdapters(t *testing.T) {
 		{"python3", []string{"python3", "../../examples/adapters/python/jcs.py"}},
 	}
 	suites := []*check.Suite{embeddedSuite(t)}
-	if dir := os.Getenv("REFEREE_SHARED"); dir != "" {
+	if dir, ok := sharedtest.Lookup(); ok {
 		c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "jcs"))
 		if err != nil {
 			t.Fatal(err)
