@@ -1,0 +1,295 @@
+package cgp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The wire protocol (SPEC §2–§9): one JSON object per message, an envelope
+// tagged by its type member, one per line on stdio and one per request or
+// response body over HTTP. Unknown members are ignored on read (U1).
+
+// ProtocolVersion is the version referee's host offers and its provider acks.
+const ProtocolVersion = "contextgraph/1.0"
+
+// The envelope types (a closed set in 1.0).
+const (
+	TypeHandshake    = "handshake"
+	TypeHandshakeAck = "handshake_ack"
+	TypeQuery        = "query"
+	TypeFrames       = "frames"
+	TypeVerify       = "verify"
+	TypeVerified     = "verified"
+	TypeShutdown     = "shutdown"
+	TypeError        = "error"
+)
+
+// The error codes SPEC 1.0 defines; others are open, namespaced vendor:name.
+const (
+	CodeBadRequest                = "bad_request"
+	CodeUnsupportedKind           = "unsupported_kind"
+	CodeUnsupportedRepresentation = "unsupported_representation"
+	CodeIncompatibleVersion       = "incompatible_version"
+	CodeBudgetUnsatisfiable       = "budget_unsatisfiable"
+	CodeUnavailable               = "unavailable"
+	CodeShuttingDown              = "shutting_down"
+	CodeInternal                  = "internal"
+)
+
+// Envelope is any CGP message; Type says which members it carries. Members
+// are in the order the reference serializer writes them.
+type Envelope struct {
+	Type            string              `json:"type"`
+	ID              *string             `json:"id,omitempty"`
+	ProtocolVersion string              `json:"protocol_version,omitempty"`
+	Provider        *ProviderInfo       `json:"provider,omitempty"`
+	Capabilities    *Capabilities       `json:"capabilities,omitempty"`
+	AttesterKeys    []AttesterKey       `json:"attester_keys,omitempty"`
+	Query           *ContextQuery       `json:"query,omitempty"`
+	Result          *ContextQueryResult `json:"result,omitempty"`
+	Request         *VerifyRequest      `json:"request,omitempty"`
+	Response        *VerifyResponse     `json:"response,omitempty"`
+	Code            *string             `json:"code,omitempty"`
+	Message         *string             `json:"message,omitempty"`
+}
+
+// ProviderInfo is who a provider says it is and what its data does.
+type ProviderInfo struct {
+	Name     string   `json:"name"`
+	Version  string   `json:"version"`
+	DataFlow DataFlow `json:"data_flow"`
+}
+
+// DataFlow is a provider's consent declaration.
+type DataFlow struct {
+	Reads        bool     `json:"reads"`
+	Writes       bool     `json:"writes"`
+	Egress       bool     `json:"egress"`
+	EgressScopes []string `json:"egress_scopes,omitempty"`
+}
+
+// Capabilities is what a provider can do beyond a plain query.
+type Capabilities struct {
+	Query                 QueryCapability `json:"query"`
+	Correlation           bool            `json:"correlation"`
+	Graph                 bool            `json:"graph"`
+	EmbeddingsFingerprint *string         `json:"embeddings_fingerprint,omitempty"`
+	Verify                bool            `json:"verify"`
+	Representations       []string        `json:"representations,omitempty"`
+	Resolve               bool            `json:"resolve"`
+}
+
+// QueryCapability lists the frame kinds a provider serves.
+type QueryCapability struct {
+	Kinds []string `json:"kinds"`
+}
+
+// AttesterKey is a public key a provider signs attestations with.
+type AttesterKey struct {
+	KeyID     string `json:"key_id"`
+	Algorithm string `json:"algorithm"`
+	PublicKey string `json:"public_key"`
+}
+
+// ContextQuery is what a host asks for.
+type ContextQuery struct {
+	Goal                      string    `json:"goal"`
+	QueryText                 *string   `json:"query_text,omitempty"`
+	Embedding                 []float32 `json:"embedding,omitempty"`
+	Kinds                     []string  `json:"kinds,omitempty"`
+	Anchors                   []string  `json:"anchors,omitempty"`
+	MaxFrames                 uint32    `json:"max_frames"`
+	MaxTokens                 uint32    `json:"max_tokens"`
+	AsOf                      *string   `json:"as_of,omitempty"`
+	RepresentationPreferences []string  `json:"representation_preferences,omitempty"`
+}
+
+// ContextQueryResult is a provider's answer to a query.
+type ContextQueryResult struct {
+	Frames            []ContextFrame         `json:"frames"`
+	Truncated         bool                   `json:"truncated"`
+	DroppedEstimate   *uint32                `json:"dropped_estimate,omitempty"`
+	FrameAttestations []FrameAttestation     `json:"frame_attestations,omitempty"`
+	ResultAttestation *ProvenanceAttestation `json:"result_attestation,omitempty"`
+}
+
+// ContextFrame is one unit of context.
+type ContextFrame struct {
+	ID                       string      `json:"id"`
+	Kind                     string      `json:"kind"`
+	Title                    string      `json:"title"`
+	Content                  *string     `json:"content,omitempty"`
+	ContentDigest            *string     `json:"content_digest,omitempty"`
+	URI                      *string     `json:"uri,omitempty"`
+	Representation           *string     `json:"representation,omitempty"`
+	ContentFidelity          *string     `json:"content_fidelity,omitempty"`
+	CanonicalContentHash     *string     `json:"canonical_content_hash,omitempty"`
+	ContentRef               *ContentRef `json:"content_ref,omitempty"`
+	Transform                *Transform  `json:"transform,omitempty"`
+	MinimumContentFidelity   *string     `json:"minimum_content_fidelity,omitempty"`
+	InlineContentRequirement *string     `json:"inline_content_requirement,omitempty"`
+	Score                    float32     `json:"score"`
+	TokenCost                uint32      `json:"token_cost"`
+	CanonicalTokenCost       *uint32     `json:"canonical_token_cost,omitempty"`
+	TokenizerRef             *string     `json:"tokenizer_ref,omitempty"`
+	ValidFrom                *string     `json:"valid_from,omitempty"`
+	ValidTo                  *string     `json:"valid_to,omitempty"`
+	RecordedAt               *string     `json:"recorded_at,omitempty"`
+	Provenance               []Link      `json:"provenance,omitempty"`
+	CitationLabel            *string     `json:"citation_label,omitempty"`
+	Embedding                *Embedding  `json:"embedding,omitempty"`
+	Relations                []Relation  `json:"relations,omitempty"`
+	// Attestation is read only to catch a frame that carries its own (F6).
+	Attestation json.RawMessage `json:"attestation,omitempty"`
+}
+
+// Link is one provenance entry, closest to the source first.
+type Link struct {
+	Type   string  `json:"type"`
+	URI    *string `json:"uri,omitempty"`
+	Range  *string `json:"range,omitempty"`
+	Digest *string `json:"digest,omitempty"`
+	Method *string `json:"method,omitempty"`
+	By     *string `json:"by,omitempty"`
+}
+
+// ContentRef says where the full source of a compact or reference frame is.
+type ContentRef struct {
+	ProviderID string  `json:"provider_id"`
+	URI        string  `json:"uri"`
+	ExpiresAt  *string `json:"expires_at,omitempty"`
+}
+
+// Transform says how a compact frame was made from its source.
+type Transform struct {
+	Method         string `json:"method"`
+	Implementation string `json:"implementation"`
+	Version        string `json:"version"`
+}
+
+// Embedding is a frame's vector and the model that made it.
+type Embedding struct {
+	Fingerprint string    `json:"fingerprint"`
+	Vector      []float32 `json:"vector,omitempty"`
+}
+
+// Relation is a typed edge from a frame to another resource.
+type Relation struct {
+	Rel         string  `json:"rel"`
+	TargetURI   string  `json:"target_uri"`
+	DisplayName *string `json:"display_name,omitempty"`
+}
+
+// FrameID is a frame's full identity; its order is the canonical composition order.
+type FrameID struct {
+	ProviderID    string  `json:"provider_id"`
+	FrameID       string  `json:"frame_id"`
+	ContentDigest *string `json:"content_digest,omitempty"`
+}
+
+// VerifyRequest asks whether served frames are still current.
+type VerifyRequest struct {
+	Frames []FrameID `json:"frames"`
+}
+
+// VerifyResponse holds one verdict per frame asked about.
+type VerifyResponse struct {
+	Verdicts []FrameVerdict `json:"verdicts"`
+}
+
+// The verify statuses.
+const (
+	StatusValid   = "valid"
+	StatusStale   = "stale"
+	StatusGone    = "gone"
+	StatusUnknown = "unknown"
+)
+
+// FrameVerdict is a provider's answer about one frame.
+type FrameVerdict struct {
+	Frame             FrameID `json:"frame"`
+	Status            string  `json:"status"`
+	ReplacementDigest *string `json:"replacement_digest,omitempty"`
+}
+
+// FrameAttestation attaches an attestation or an inclusion proof to a frame
+// named by its full identity.
+type FrameAttestation struct {
+	Frame          FrameID                `json:"frame"`
+	Attestation    *ProvenanceAttestation `json:"attestation,omitempty"`
+	InclusionProof *InclusionProof        `json:"inclusion_proof,omitempty"`
+}
+
+// ProvenanceAttestation is a signature over one commitment or result root.
+type ProvenanceAttestation struct {
+	SignedCommitment string `json:"signed_commitment"`
+	KeyID            string `json:"key_id"`
+	Algorithm        string `json:"algorithm"`
+	AttesterID       string `json:"attester_id"`
+	Signature        string `json:"signature"`
+	IssuedAt         string `json:"issued_at"`
+}
+
+// InclusionProof places one frame commitment under a result root.
+type InclusionProof struct {
+	LeafIndex uint64      `json:"leaf_index"`
+	LeafCount uint64      `json:"leaf_count"`
+	Path      []ProofStep `json:"path"`
+}
+
+// ProofStep is one sibling on the way from a leaf to the root.
+type ProofStep struct {
+	Sibling       string `json:"sibling"`
+	SiblingIsLeft bool   `json:"sibling_is_left"`
+}
+
+// MaxLine is the longest envelope line a host reads (16 MiB).
+const MaxLine = 16 << 20
+
+// DecodeEnvelope reads one envelope from a line (or an HTTP body): one JSON
+// object with a string type; unknown members are ignored.
+func DecodeEnvelope(data []byte) (*Envelope, error) {
+	data = bytes.TrimRight(data, "\r\n")
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	var typ string
+	if raw, ok := probe["type"]; !ok {
+		return nil, fmt.Errorf("no type member")
+	} else if err := json.Unmarshal(raw, &typ); err != nil {
+		return nil, fmt.Errorf("type is not a string: %s", raw)
+	}
+	var env Envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, fmt.Errorf("%s envelope: %v", typ, err)
+	}
+	return &env, nil
+}
+
+// Encode writes an envelope as one line of JSON without the newline.
+func Encode(env *Envelope) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(env); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// VersionFamily returns a version string's major family: the text before its first
+// dot ("contextgraph/1" for "contextgraph/1.0-draft").
+func VersionFamily(v string) string {
+	f, _, _ := strings.Cut(v, ".")
+	return f
+}
+
+// Compatible reports whether two protocol versions interoperate: their
+// families are equal.
+func Compatible(a, b string) bool { return VersionFamily(a) == VersionFamily(b) }
+
+// Str returns a pointer to s, for optional members.
+func Str(s string) *string { return &s }
