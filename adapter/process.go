@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/refereehq/referee/internal/procgroup"
 )
 
 // ProcessConfig says how to start an adapter as a child process.
@@ -61,7 +63,7 @@ func StartProcess(cfg ProcessConfig) (*Process, error) {
 	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
 	cmd.Dir = cfg.Dir
 	cmd.Env = cfg.Env
-	setProcessGroup(cmd)
+	procgroup.Set(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, &Fault{Kind: FaultStart, Msg: "stdin pipe", Err: err}
@@ -255,7 +257,7 @@ func (p *Process) fail(f *Fault) {
 	if f.Kind != FaultExit {
 		p.cfg.Trace.event("fault: %s", f.Error())
 	}
-	killProcessGroup(p.cmd)
+	procgroup.Kill(p.cmd)
 }
 
 // Call sends one request line and waits for the reply with the same id.
@@ -376,10 +378,10 @@ func (p *Process) Close() error {
 	case <-p.exited:
 	case <-time.After(p.cfg.Grace):
 		p.cfg.Trace.event("adapter still running %s after stdin closed: killing it", p.cfg.Grace)
-		killProcessGroup(p.cmd)
+		procgroup.Kill(p.cmd)
 		<-p.exited
 	}
-	killProcessGroup(p.cmd) // anything the adapter left behind in its group
+	procgroup.Kill(p.cmd) // anything the adapter left behind in its group
 	return nil
 }
 

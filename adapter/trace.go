@@ -37,3 +37,10 @@ func (t *Trace) event(format string, args ...any) {
 	}
 	t.line("##", fmt.Appendf(nil, format, args...))
 }
+
+// Line records one line in a direction ("->", "<-", "!!"), for transports
+// outside this package that share the trace format.
+func (t *Trace) Line(dir string, b []byte) { t.line(dir, b) }
+
+// Event records one of referee's own events ("##").
+func (t *Trace) Event(format string, args ...any) { t.event(format, args...) }

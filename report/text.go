@@ -31,7 +31,11 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	green, red, yellow, magenta, faint := paint(color.FgGreen), paint(color.FgRed), paint(color.FgYellow), paint(color.FgMagenta), paint(color.Faint)
 
-	p.line("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))
+	if r.Suite.CorpusDigest == "" {
+		p.line("%s %s: suite %s, %s", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus)
+	} else {
+		p.line("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))
+	}
 	p.line("implementation: %s", describe(r.Implementation))
 	for _, c := range r.Checks {
 		var tag string
@@ -164,7 +168,9 @@ func evidenceLines(c Check, withStderr bool) []string {
 	}
 	out = append(out, e.Notes...)
 	for _, x := range e.Exchanges {
-		out = append(out, "sent:     "+quote(x.Request))
+		if x.Request != "" {
+			out = append(out, "sent:     "+quote(x.Request))
+		}
 		if x.Reply != "" {
 			out = append(out, "received: "+quote(x.Reply))
 		}

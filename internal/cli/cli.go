@@ -104,7 +104,7 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see %s --help)", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(e), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newExportCmd(e), newServeCmd(e), newVersionCmd(e))
+	root.AddCommand(newRunCmd(e), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newExportCmd(e), newServeCmd(e), newInspectCmd(e), newVersionCmd(e))
 	return root
 }
 

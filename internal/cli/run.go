@@ -182,6 +182,9 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 	if err != nil {
 		return &exitError{code: report.ExitUsage, err: err}
 	}
+	if def.live != nil {
+		return def.live(ctx, e, o, suite, checks)
+	}
 
 	var trace *adapter.Trace
 	if o.trace != "" {

@@ -22,7 +22,11 @@ over HTTP with --http ADDR.`,
 		Example: `  referee run jcs -- referee serve jcs --mode codepoint-order
   referee serve jcs --http 127.0.0.1:8785`,
 	}
+	cmd.AddCommand(newServeCgpCmd(e))
 	for _, def := range suiteDefs() {
+		if def.live != nil {
+			continue
+		}
 		var mode, addr, corpusDir string
 		c := &cobra.Command{
 			Use:   def.name,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -43,12 +44,15 @@ type suiteDef struct {
 	adapterContext func() (hello map[string]string, env []string)
 	// reproArgs, if set, returns the suite's own flags a repro command must repeat.
 	reproArgs func() []string
+	// live, if set, runs the suite against a live implementation that speaks
+	// its protocol itself (cgp) instead of referee-adapter/1.
+	live func(ctx context.Context, e *env, o *runOptions, suite *check.Suite, checks []check.Check) error
 }
 
 type modeInfo struct{ name, doc string }
 
 func suiteDefs() []*suiteDef {
-	return []*suiteDef{cdcDef(), cgpvectorsDef(), crosslinkDef(), fablepoolDef(), jcsDef()}
+	return []*suiteDef{cdcDef(), cgpDef(), cgpvectorsDef(), crosslinkDef(), fablepoolDef(), jcsDef()}
 }
 
 func findSuite(name string) *suiteDef {

@@ -1,20 +1,20 @@
 //go:build windows
 
-package adapter
+package procgroup
 
 import (
 	"os/exec"
 	"syscall"
 )
 
-// setProcessGroup starts the child in a process group of its own.
-func setProcessGroup(cmd *exec.Cmd) {
+// Set starts the child in a process group of its own.
+func Set(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }
 
-// killProcessGroup kills the child. Windows has no group kill without a job
+// Kill kills the child. Windows has no group kill without a job
 // object, so grandchildren may outlive it.
-func killProcessGroup(cmd *exec.Cmd) {
+func Kill(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		_ = cmd.Process.Kill()
 	}

@@ -1,0 +1,279 @@
+// Package host is a Context Graph Protocol host for one provider, over stdio
+// (a child process speaking NDJSON) or HTTP (one envelope POSTed, one read
+// back). Exchanges run lock-step; every line each way is kept for evidence.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/protocols/cgp"
+)
+
+// The reference host's timeouts.
+const (
+	HandshakeTimeout = 10 * time.Second
+	CallTimeout      = 30 * time.Second
+	ShutdownGrace    = 2 * time.Second
+)
+
+// Kind classifies a host error, as the reference host's HostError does.
+type Kind string
+
+// The host error kinds.
+const (
+	KindSpawn             Kind = "spawn"              // the provider could not be started or reached
+	KindWire              Kind = "wire"               // a line or body that is not a CGP envelope
+	KindTransport         Kind = "transport"          // I/O failed, or a non-2xx HTTP status
+	KindInsecureTransport Kind = "insecure transport" // http:// to a host that is not loopback
+	KindUnauthorized      Kind = "unauthorized"       // HTTP 401
+	KindCrashed           Kind = "provider crashed"   // EOF on stdout, or the process exited
+	KindTimeout           Kind = "timeout"            // no reply in time
+	KindVersionMismatch   Kind = "version mismatch"   // an ack outside the host's family
+	KindUnexpected        Kind = "unexpected envelope"
+	KindProvider          Kind = "provider error" // the provider answered with an error envelope
+)
+
+// Error is a host error: what went wrong, and the offending line if any.
+type Error struct {
+	Kind Kind
+	Msg  string
+	Line []byte
+}
+
+func (e *Error) Error() string {
+	if e.Msg == "" {
+		return string(e.Kind)
+	}
+	return string(e.Kind) + ": " + e.Msg
+}
+
+// IsKind reports whether err is a host error of kind k.
+func IsKind(err error, k Kind) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == k
+}
+
+// Target says which provider to reach: a program (stdio) or a URL (HTTP).
+type Target struct {
+	Argv   []string  // program and arguments, started without a shell
+	Dir    string    // its working directory; "" inherits referee's
+	Env    []string  // its environment; nil inherits referee's
+	Stderr io.Writer // a live copy of its stderr, if set (never read as protocol)
+	URL    string    // the provider's HTTP endpoint
+	Token  string    // a bearer token for HTTP; never printed
+	Trace  *adapter.Trace
+}
+
+// String names the target as upstream's report does.
+func (t Target) String() string {
+	if t.URL != "" {
+		return "http: " + t.URL
+	}
+	return "stdio: " + strings.Join(t.Argv, " ")
+}
+
+// IsStdio reports whether the target is a program.
+func (t Target) IsStdio() bool { return t.URL == "" }
+
+// transport carries one request line and its reply.
+type transport interface {
+	roundTrip(ctx context.Context, line []byte) ([]byte, error)
+	// shutdown sends the shutdown envelope and ends the connection cleanly,
+	// or says why it did not.
+	shutdown(ctx context.Context, line []byte) error
+	close()
+	stderr() string
+}
+
+// Host is a connection to one provider.
+type Host struct {
+	t      transport
+	target Target
+	mu     sync.Mutex
+	log    []adapter.Exchange
+	ack    *cgp.Envelope
+}
+
+// Dial starts or reaches the provider; it does not handshake.
+func Dial(ctx context.Context, target Target) (*Host, error) {
+	var t transport
+	var err error
+	if target.IsStdio() {
+		t, err = startStdio(target)
+	} else {
+		t, err = newHTTP(target)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Host{t: t, target: target}, nil
+}
+
+// Target returns what the host is connected to.
+func (h *Host) Target() Target { return h.target }
+
+// Transcript returns every exchange so far, in order.
+func (h *Host) Transcript() []adapter.Exchange {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]adapter.Exchange(nil), h.log...)
+}
+
+// Stderr returns the tail of a stdio provider's stderr.
+func (h *Host) Stderr() string { return h.t.stderr() }
+
+// Ack returns the handshake_ack, once Handshake has succeeded.
+func (h *Host) Ack() *cgp.Envelope { return h.ack }
+
+func (h *Host) exchange(ctx context.Context, timeout time.Duration, line []byte) (*cgp.Envelope, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	reply, err := h.t.roundTrip(ctx, line)
+	h.record(adapter.Exchange{Request: line, Reply: reply})
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded && !IsKind(err, KindCrashed) {
+			return nil, &Error{Kind: KindTimeout, Msg: fmt.Sprintf("no reply within %s", timeout)}
+		}
+		return nil, err
+	}
+	env, err := cgp.DecodeEnvelope(reply)
+	if err != nil {
+		return nil, &Error{Kind: KindWire, Msg: fmt.Sprintf("line is not a CGP envelope (%v): %s", err, clip(reply)), Line: reply}
+	}
+	return env, nil
+}
+
+func (h *Host) send(ctx context.Context, timeout time.Duration, env *cgp.Envelope, want ...string) (*cgp.Envelope, error) {
+	line, err := cgp.Encode(env)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", env.Type, err)
+	}
+	reply, err := h.exchange(ctx, timeout, line)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range want {
+		if reply.Type == w {
+			return reply, nil
+		}
+	}
+	if reply.Type == cgp.TypeError {
+		return reply, &Error{Kind: KindProvider, Msg: describeError(reply)}
+	}
+	return reply, &Error{Kind: KindUnexpected, Msg: fmt.Sprintf("expected %s, got %q", strings.Join(want, " or "), reply.Type)}
+}
+
+func describeError(e *cgp.Envelope) string {
+	code, msg := "(no code)", ""
+	if e.Code != nil {
+		code = *e.Code
+	}
+	if e.Message != nil {
+		msg = *e.Message
+	}
+	return code + ": " + msg
+}
+
+// Handshake offers cgp.ProtocolVersion and returns the provider's ack. An
+// ack outside the host's family is a version mismatch.
+func (h *Host) Handshake(ctx context.Context) (*cgp.Envelope, error) {
+	ack, err := h.send(ctx, HandshakeTimeout, &cgp.Envelope{Type: cgp.TypeHandshake, ProtocolVersion: cgp.ProtocolVersion}, cgp.TypeHandshakeAck)
+	if err != nil {
+		return nil, err
+	}
+	if !cgp.Compatible(cgp.ProtocolVersion, ack.ProtocolVersion) {
+		return nil, &Error{Kind: KindVersionMismatch, Msg: fmt.Sprintf("host speaks %s, provider acked %q", cgp.ProtocolVersion, ack.ProtocolVersion)}
+	}
+	if ack.Provider == nil || ack.Capabilities == nil {
+		return nil, &Error{Kind: KindWire, Msg: "handshake_ack without provider or capabilities"}
+	}
+	h.ack = ack
+	return ack, nil
+}
+
+// Query sends a query (with id, if not nil) and returns the reply: a frames
+// envelope, or an error envelope with a KindProvider error.
+func (h *Host) Query(ctx context.Context, q cgp.ContextQuery, id *string) (*cgp.Envelope, error) {
+	return h.send(ctx, CallTimeout, &cgp.Envelope{Type: cgp.TypeQuery, ID: id, Query: &q}, cgp.TypeFrames)
+}
+
+// Verify asks whether frames are current and returns the verified envelope.
+func (h *Host) Verify(ctx context.Context, frames []cgp.FrameID) (*cgp.Envelope, error) {
+	return h.send(ctx, CallTimeout, &cgp.Envelope{Type: cgp.TypeVerify, Request: &cgp.VerifyRequest{Frames: frames}}, cgp.TypeVerified)
+}
+
+// Raw writes a line as it stands (it may be garbage) and returns the
+// provider's next reply.
+func (h *Host) Raw(ctx context.Context, line []byte) (*cgp.Envelope, error) {
+	return h.exchange(ctx, CallTimeout, line)
+}
+
+// Pipeline writes lines as they stand (garbage included) without waiting,
+// then reads n replies; stdio only. A reply that is not an envelope is a
+// KindWire error; the replies read so far are returned with it.
+func (h *Host) Pipeline(ctx context.Context, lines [][]byte, n int) ([]*cgp.Envelope, error) {
+	s, ok := h.t.(*stdio)
+	if !ok {
+		return nil, &Error{Kind: KindTransport, Msg: "pipelined lines need a stdio provider"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	for _, l := range lines {
+		err := s.write(ctx, l)
+		h.record(adapter.Exchange{Request: l})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var out []*cgp.Envelope
+	for range n {
+		reply, err := s.next(ctx)
+		if err != nil {
+			if ctx.Err() == context.DeadlineExceeded {
+				err = &Error{Kind: KindTimeout, Msg: fmt.Sprintf("no reply within %s", CallTimeout)}
+			}
+			return out, err
+		}
+		h.record(adapter.Exchange{Reply: reply})
+		env, err := cgp.DecodeEnvelope(reply)
+		if err != nil {
+			return out, &Error{Kind: KindWire, Msg: fmt.Sprintf("line is not a CGP envelope (%v): %s", err, clip(reply)), Line: reply}
+		}
+		out = append(out, env)
+	}
+	return out, nil
+}
+
+func (h *Host) record(x adapter.Exchange) {
+	h.mu.Lock()
+	h.log = append(h.log, x)
+	h.mu.Unlock()
+}
+
+// Shutdown sends shutdown. A stdio provider must then exit with status 0
+// within ShutdownGrace; otherwise its process group is killed and the error
+// says so. An HTTP provider's reply is ignored.
+func (h *Host) Shutdown(ctx context.Context) error {
+	line, _ := cgp.Encode(&cgp.Envelope{Type: cgp.TypeShutdown})
+	h.record(adapter.Exchange{Request: line})
+	return h.t.shutdown(ctx, line)
+}
+
+// Close ends the connection; a stdio provider still running is killed.
+func (h *Host) Close() { h.t.close() }
+
+// clip shortens a line for a message.
+func clip(b []byte) string {
+	const max = 200
+	if len(b) > max {
+		return fmt.Sprintf("%q… (%d bytes)", b[:max], len(b))
+	}
+	return fmt.Sprintf("%q", b)
+}

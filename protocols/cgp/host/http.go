@@ -1,0 +1,121 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/refereehq/referee/protocols/cgp"
+)
+
+// httpT POSTs one envelope and reads one back.
+type httpT struct {
+	target Target
+	client *http.Client
+}
+
+func newHTTP(t Target) (*httpT, error) {
+	u, err := url.Parse(t.URL)
+	if err != nil || u.Host == "" {
+		return nil, &Error{Kind: KindSpawn, Msg: fmt.Sprintf("%q is not a URL", t.URL)}
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !Loopback(u.Hostname()) {
+			return nil, &Error{Kind: KindInsecureTransport, Msg: fmt.Sprintf("http:// to %s, which is not loopback: use https:// (nothing was sent)", u.Hostname())}
+		}
+	default:
+		return nil, &Error{Kind: KindSpawn, Msg: fmt.Sprintf("scheme %q: want http:// or https://", u.Scheme)}
+	}
+	return &httpT{target: t, client: &http.Client{}}, nil
+}
+
+// Loopback reports whether a URL's host names this machine: localhost,
+// 127.0.0.0/8 or ::1.
+func Loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (h *httpT) post(ctx context.Context, line []byte) (*http.Response, error) {
+	h.target.Trace.Line("->", line)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.target.URL, bytes.NewReader(line))
+	if err != nil {
+		return nil, &Error{Kind: KindTransport, Msg: err.Error()}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if h.target.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+h.target.Token)
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return nil, &Error{Kind: KindTransport, Msg: h.redact(err.Error())}
+	}
+	return resp, nil
+}
+
+func (h *httpT) roundTrip(ctx context.Context, line []byte) ([]byte, error) {
+	resp, err := h.post(ctx, line)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, cgp.MaxLine+1))
+	if err != nil {
+		return nil, &Error{Kind: KindTransport, Msg: "reading the response body: " + h.redact(err.Error())}
+	}
+	h.target.Trace.Line("<-", body)
+	switch {
+	case len(body) > cgp.MaxLine:
+		return nil, &Error{Kind: KindTransport, Msg: fmt.Sprintf("the response body is longer than %d bytes", cgp.MaxLine)}
+	case resp.StatusCode == http.StatusUnauthorized:
+		return nil, &Error{Kind: KindUnauthorized, Msg: "HTTP 401: the provider refused the credential"}
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		// A 400 carrying an error envelope is a reply like any other.
+		if resp.StatusCode == http.StatusBadRequest {
+			if env, err := cgp.DecodeEnvelope(body); err == nil && env.Type == cgp.TypeError {
+				return body, nil
+			}
+		}
+		return nil, &Error{Kind: KindTransport, Msg: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, h.redact(clip(body)))}
+	case len(bytes.TrimSpace(body)) == 0:
+		return nil, &Error{Kind: KindWire, Msg: fmt.Sprintf("HTTP %d with an empty body where an envelope was due", resp.StatusCode)}
+	}
+	return body, nil
+}
+
+func (h *httpT) shutdown(ctx context.Context, line []byte) error {
+	resp, err := h.post(ctx, line)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized {
+		return &Error{Kind: KindUnauthorized, Msg: "HTTP 401 on shutdown"}
+	}
+	if resp.StatusCode >= 500 {
+		return &Error{Kind: KindTransport, Msg: fmt.Sprintf("HTTP %d on shutdown", resp.StatusCode)}
+	}
+	return nil
+}
+
+// redact removes the bearer token from a message.
+func (h *httpT) redact(s string) string {
+	if h.target.Token == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, h.target.Token, "[token]")
+}
+
+func (h *httpT) close()         { h.client.CloseIdleConnections() }
+func (h *httpT) stderr() string { return "" }

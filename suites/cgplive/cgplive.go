@@ -1,0 +1,340 @@
+// Package cgplive is the Context Graph Protocol's live provider suite
+// (contextgraph-conformance's run_conformance): referee is the host, drives
+// one provider over stdio or HTTP through the protocol itself (not
+// referee-adapter/1), and gives each of fourteen checks a verdict with
+// evidence.
+package cgplive
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/protocols/cgp"
+	"github.com/refereehq/referee/protocols/cgp/host"
+)
+
+// Name is the suite's name.
+const Name = "cgp"
+
+// Version is the suite's own version.
+const Version = "1"
+
+// Check names, in run order.
+const (
+	CheckHandshake        = "handshake"
+	CheckConsentScope     = "consent-scope"
+	CheckFrameValidity    = "frame-validity"
+	CheckVerifyHonesty    = "verify-honesty"
+	CheckBudgetHonesty    = "budget-honesty"
+	CheckAsOfTemporal     = "as-of-temporal"
+	CheckKindsFilter      = "kinds-filter"
+	CheckAnchorRelevance  = "anchor-relevance"
+	CheckProvenance       = "provenance-fixture-consistency"
+	CheckShutdownClean    = "shutdown-clean"
+	CheckMalformedInput   = "malformed-input-tolerance"
+	CheckEmbedding        = "embedding-fingerprint"
+	CheckCorrelation      = "correlation"
+	CheckAttestation      = "attestation"
+	handshakeFailedReason = "handshake failed"
+)
+
+type info struct {
+	name, doc, explain string
+	fresh              bool // runs on a fresh stdio connection of its own
+}
+
+var infos = []info{
+	{CheckHandshake, "the provider acks a version of the contextgraph/1 family with a non-blank name and version (H1–H3)",
+		"sends handshake with protocol_version " + cgp.ProtocolVersion + "; the reply must be a handshake_ack in the same major family, with provider.name and provider.version non-blank.", false},
+	{CheckConsentScope, "the declared egress scopes are well-formed and consistent with egress (C5)",
+		"reads the ack: every egress scope is local-only, org-tenant, third-party-index, third-party-model or a namespaced vendor:name; an off-machine scope with egress=false fails.", false},
+	{CheckFrameValidity, "every frame of the probe query is valid (F1–F6, D1, P1–P3, G1, G2)",
+		"sends the probe query (max_frames 8, max_tokens 4096) and checks each frame: score in [0,1], non-blank title and citation_label, the representation invariants, RFC 3339 UTC timestamps with a valid_to after valid_from, sha256 digests (content_digest the SHA-256 of the content), file provenance with a digest, relations with a target and a label, no attestation inside a frame.", false},
+	{CheckVerifyHonesty, "verify says valid for the served digests and stale for changed ones (V1–V4)",
+		"sends verify with the served frames' identities, then with each digest replaced by another well-formed one: every real digest must be valid, every changed one stale (a replacement_digest, if given, must be the served one).", false},
+	{CheckBudgetHonesty, "the probe reply keeps its budget and declares honest token costs (B1, B3, B4)",
+		"the probe reply must hold at most 8 frames and 4096 tokens, and each token_cost must equal ceil(UTF-8 bytes of content / 4), 0 for a frame without content.", false},
+	{CheckAsOfTemporal, "a query pinned with as_of returns only frames valid at that instant (Q2)",
+		"sends the probe with as_of 2026-07-01T00:00:00Z and again with 2026-02-01T00:00:00Z: no returned frame may have valid_from after the pin or valid_to at or before it, compared as instants.", false},
+	{CheckKindsFilter, "a kinds filter returns only frames of those kinds (Q1)",
+		"sends the probe with kinds set to the first kind the provider declares: every frame returned must be of that kind.", false},
+	{CheckAnchorRelevance, "a graph provider returns the anchored frame (G3/G4)",
+		"anchors the probe on the relation target (or uri) of the frame the provider ranked last, with max_frames 1: the one frame returned must be anchored (its uri or a relation target is the anchor).", false},
+	{CheckProvenance, "file provenance digests match the bytes on this machine (§6.2)",
+		"re-reads every file:// provenance link of the probe reply, takes its line range (F17) and compares the SHA-256 with the declared digest; unreadable files are not counted.", false},
+	{CheckShutdownClean, "the provider shuts down cleanly (R2)",
+		"sends shutdown: a stdio provider must exit with status 0 within 2 s (referee then kills its process group).", false},
+	{CheckMalformedInput, "a garbage line gets bad_request and the provider stays alive (R1)",
+		"on a fresh connection, after the handshake, writes `this is not valid json {{{` then the probe query: the provider must answer the garbage with an error whose code is bad_request (or ignore it) and then answer the query with frames.", true},
+	{CheckEmbedding, "an embedding of the wrong dimension is refused (E1)",
+		"on a fresh connection, sends the probe with an embedding whose length contradicts the declared fingerprint's dimension: the reply must be an error (bad_request expected), not frames.", true},
+	{CheckCorrelation, "a correlating provider echoes the request id (H4)",
+		"on a fresh connection, sends the probe with id cgp-conformance-h4-7f3a: the frames reply must carry that id exactly.", true},
+	{CheckAttestation, "every provenance attestation verifies against a published key (F6–F15)",
+		"reads attester_keys from the ack and frame_attestations / result_attestation from the probe reply: each frame commitment, each inclusion proof and the result root are recomputed from the frames as served and each Ed25519 signature verified strictly.", false},
+}
+
+// Load returns the suite's checks, for listing, explaining and selection;
+// they run through Run, not check.Execute.
+func Load() *check.Suite {
+	s := &check.Suite{Name: Name, Version: Version, Corpus: "no corpus: a live provider"}
+	for _, in := range infos {
+		s.Checks = append(s.Checks, check.Check{ID: Name + "/" + in.name, Doc: in.doc, Explain: in.explain})
+	}
+	return s
+}
+
+// NativeCheck is one check in upstream's report shape.
+type NativeCheck struct {
+	Name     string `json:"name"`
+	Status   string `json:"status"` // pass, fail or skipped
+	Evidence string `json:"evidence"`
+}
+
+// Native is upstream's ConformanceReport.
+type Native struct {
+	Target string        `json:"target"`
+	Checks []NativeCheck `json:"checks"`
+}
+
+// Result is the outcome of a run: referee's run and upstream's report.
+type Result struct {
+	Run    *check.Run
+	Native Native
+	Ack    *cgp.Envelope // the provider's ack on the main connection, if any
+}
+
+// outcome is one check's verdict.
+type outcome struct {
+	status   check.Status
+	evidence string
+	notes    []string
+}
+
+func pass(format string, a ...any) outcome {
+	return outcome{status: check.Pass, evidence: fmt.Sprintf(format, a...)}
+}
+func fail(format string, a ...any) outcome {
+	return outcome{status: check.Fail, evidence: fmt.Sprintf(format, a...)}
+}
+func skip(format string, a ...any) outcome {
+	return outcome{status: check.NotChecked, evidence: fmt.Sprintf(format, a...)}
+}
+
+// Run runs the selected checks (by ID; all when selected is nil) against
+// target, in the notes' order. The run is incomplete only when the provider
+// could not be started or reached at all.
+func Run(ctx context.Context, target host.Target, selected []check.Check) *Result {
+	want := map[string]bool{}
+	if selected == nil {
+		selected = Load().Checks
+	}
+	for _, c := range selected {
+		want[c.ID] = true
+	}
+	r := &runner{target: target, want: want}
+	res := &Result{Run: &check.Run{Started: time.Now(), Complete: true}, Native: Native{Target: target.String()}}
+	for _, in := range infos {
+		id := Name + "/" + in.name
+		if !want[id] {
+			continue
+		}
+		start := time.Now()
+		h := r.main
+		if in.fresh {
+			h = nil
+		}
+		before := 0
+		if h != nil {
+			before = len(h.Transcript())
+		}
+		o := r.run(ctx, in)
+		if ctx.Err() != nil && o.status != check.Pass {
+			res.Run.Complete = false
+		}
+		out := check.Result{ID: id, Status: o.status, Reason: o.evidence, Duration: time.Since(start)}
+		if o.status != check.Pass {
+			out.Evidence.Notes = o.notes
+			if h == nil {
+				h = r.lastFresh
+			}
+			if h == nil {
+				h = r.main
+			}
+			if h != nil {
+				tr := h.Transcript()
+				if before <= len(tr) && !in.fresh {
+					tr = tr[before:]
+				}
+				out.Evidence.Exchanges = tr
+				out.Evidence.Stderr = h.Stderr()
+			}
+		}
+		if o.status == check.Fail {
+			out.Expected, out.Actual = in.doc, o.evidence
+		}
+		res.Run.Results = append(res.Run.Results, out)
+		status := map[check.Status]string{check.Pass: "pass", check.Fail: "fail", check.NotChecked: "skipped"}[o.status]
+		res.Native.Checks = append(res.Native.Checks, NativeCheck{Name: in.name, Status: status, Evidence: o.evidence})
+	}
+	if r.unreachable {
+		res.Run.Complete = false
+	}
+	r.close()
+	res.Ack = r.ack
+	res.Run.Duration = time.Since(res.Run.Started)
+	return res
+}
+
+// runner holds what the checks share: the main connection, its ack and the
+// probe reply.
+type runner struct {
+	target      host.Target
+	want        map[string]bool // the selected check IDs
+	main        *host.Host
+	ack         *cgp.Envelope
+	dialed      bool
+	dialErr     error
+	unreachable bool // the provider could not be started or reached
+	lastFresh   *host.Host
+
+	probed   bool
+	probe    *cgp.Envelope
+	probeErr error
+	shutDown bool
+}
+
+func (r *runner) close() {
+	if r.main != nil && !r.shutDown {
+		r.main.Close()
+	}
+}
+
+// connect dials the main connection and handshakes, once.
+func (r *runner) connect(ctx context.Context) error {
+	if r.dialed {
+		return r.dialErr
+	}
+	r.dialed = true
+	h, ack, err := r.open(ctx)
+	r.main, r.ack, r.dialErr = h, ack, err
+	return err
+}
+
+// open dials a connection and handshakes on it.
+func (r *runner) open(ctx context.Context) (*host.Host, *cgp.Envelope, error) {
+	h, err := host.Dial(ctx, r.target)
+	if err != nil {
+		if host.IsKind(err, host.KindSpawn) {
+			r.unreachable = true
+		}
+		return nil, nil, err
+	}
+	ack, err := h.Handshake(ctx)
+	if err != nil {
+		if host.IsKind(err, host.KindTransport) && !r.target.IsStdio() {
+			r.unreachable = r.unreachable || r.main == nil
+		}
+		return h, nil, err
+	}
+	return h, ack, nil
+}
+
+// probeQuery is the suite's sample query (upstream's sample_query()).
+func probeQuery() cgp.ContextQuery {
+	return cgp.ContextQuery{Goal: "conformance probe: return your most relevant frames", QueryText: cgp.Str("conformance probe"), MaxFrames: 8, MaxTokens: 4096}
+}
+
+// sample sends the probe query on the main connection, once.
+func (r *runner) sample(ctx context.Context) (*cgp.ContextQueryResult, error) {
+	if !r.probed {
+		r.probed = true
+		r.probe, r.probeErr = r.main.Query(ctx, probeQuery(), nil)
+	}
+	if r.probeErr != nil {
+		return nil, r.probeErr
+	}
+	if r.probe.Result == nil {
+		return nil, fmt.Errorf("the frames reply has no result")
+	}
+	return r.probe.Result, nil
+}
+
+func (r *runner) run(ctx context.Context, in info) outcome {
+	if in.fresh {
+		if !r.target.IsStdio() {
+			return skip("runs on a fresh stdio connection; the target is %s", r.target)
+		}
+		return r.fresh(ctx, in.name)
+	}
+	if err := r.connect(ctx); err != nil {
+		if in.name == CheckHandshake {
+			return fail("could not establish provider: %v", err)
+		}
+		return skip(handshakeFailedReason)
+	}
+	switch in.name {
+	case CheckHandshake:
+		return r.handshake()
+	case CheckConsentScope:
+		return consentScope(r.ack)
+	case CheckShutdownClean:
+		return r.shutdown(ctx)
+	}
+	if r.shutDown && !r.probed {
+		return skip("the provider was shut down before this check could query it")
+	}
+	res, err := r.sample(ctx)
+	if err != nil && in.name != CheckVerifyHonesty && in.name != CheckKindsFilter && in.name != CheckAnchorRelevance {
+		return fail("query failed: %v", err)
+	}
+	switch in.name {
+	case CheckFrameValidity:
+		return frameValidity(res)
+	case CheckVerifyHonesty:
+		return r.verifyHonesty(ctx, res, err)
+	case CheckBudgetHonesty:
+		return budgetHonesty(res, probeQuery())
+	case CheckAsOfTemporal:
+		return r.asOf(ctx)
+	case CheckKindsFilter:
+		return r.kindsFilter(ctx)
+	case CheckAnchorRelevance:
+		return r.anchorRelevance(ctx, res, err)
+	case CheckProvenance:
+		return provenance(res)
+	case CheckAttestation:
+		return attestation(r.ack, res)
+	}
+	return outcome{status: check.Error, evidence: "referee has no check " + in.name}
+}
+
+// fresh runs a check on a new stdio connection of its own.
+func (r *runner) fresh(ctx context.Context, name string) outcome {
+	h, ack, err := r.open(ctx)
+	if h != nil {
+		r.lastFresh = h
+		defer h.Close()
+	}
+	if err != nil {
+		if name == CheckMalformedInput {
+			return fail("could not establish provider: %v", err)
+		}
+		return skip("%s: %v", handshakeFailedReason, err)
+	}
+	switch name {
+	case CheckMalformedInput:
+		return malformedInput(ctx, h)
+	case CheckEmbedding:
+		return embedding(ctx, h, ack)
+	case CheckCorrelation:
+		return correlation(ctx, h, ack)
+	}
+	return outcome{status: check.Error, evidence: "referee has no check " + name}
+}
+
+// Exchanges is a check's transcript, for tests.
+type Exchanges = []adapter.Exchange

@@ -1,0 +1,483 @@
+package cgplive
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/refereehq/referee/protocols/cgp"
+	"github.com/refereehq/referee/protocols/cgp/host"
+)
+
+// kindsList renders a list as Rust's Debug does: ["doc", "snippet"].
+func kindsList(ks []string) string {
+	q := make([]string, len(ks))
+	for i, k := range ks {
+		q[i] = strconv.Quote(k)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func (r *runner) handshake() outcome {
+	p, c := r.ack.Provider, r.ack.Capabilities
+	if cgp.IsBlank(p.Name) || cgp.IsBlank(p.Version) {
+		return fail("provider identity incomplete: name='%s' version='%s'", p.Name, p.Version)
+	}
+	df := p.DataFlow
+	return pass("provider '%s' v%s — data-flow reads=%v writes=%v egress=%v; query kinds=%s, graph=%v",
+		p.Name, p.Version, df.Reads, df.Writes, df.Egress, kindsList(c.Query.Kinds), c.Graph)
+}
+
+// baseScopes are the egress scopes SPEC defines; all but local-only leave the machine.
+var baseScopes = map[string]bool{"local-only": true, "org-tenant": true, "third-party-index": true, "third-party-model": true}
+
+func consentScope(ack *cgp.Envelope) outcome {
+	df := ack.Provider.DataFlow
+	var problems []string
+	for _, s := range df.EgressScopes {
+		if !baseScopes[s] {
+			vendor, name, ok := strings.Cut(s, ":")
+			if !ok || vendor == "" || name == "" || strings.Contains(name, ":") {
+				problems = append(problems, fmt.Sprintf("scope %q is neither a base scope nor a namespaced vendor:name", s))
+				continue
+			}
+		}
+		if s != "local-only" && !df.Egress {
+			problems = append(problems, fmt.Sprintf("scope %q leaves the machine but the provider declares egress=false (§C5)", s))
+		}
+	}
+	if len(problems) > 0 {
+		return fail("%s", strings.Join(problems, "; "))
+	}
+	return pass("declared egress scopes %s are well-formed and consistent with egress=%v", kindsList(df.EgressScopes), df.Egress)
+}
+
+func budgetHonesty(res *cgp.ContextQueryResult, q cgp.ContextQuery) outcome {
+	var problems []string
+	var total, canonical uint64
+	var liars []string
+	for _, f := range res.Frames {
+		total += uint64(f.TokenCost)
+		want := canonicalCost(&f)
+		canonical += uint64(want)
+		if f.TokenCost != want {
+			liars = append(liars, fmt.Sprintf("%s (declared %d, canonical %d)", f.ID, f.TokenCost, want))
+		}
+	}
+	if total > uint64(q.MaxTokens) {
+		problems = append(problems, fmt.Sprintf("declared cost %d exceeds the query budget of %d (§B1)", total, q.MaxTokens))
+	}
+	if len(liars) > 0 {
+		problems = append(problems, fmt.Sprintf("%d frame(s) misdeclare token_cost — %s (§B3); declared total %d, canonical total %d", len(liars), strings.Join(liars, ", "), total, canonical))
+	}
+	if len(res.Frames) > int(q.MaxFrames) {
+		problems = append(problems, fmt.Sprintf("returned %d frames against max_frames=%d (§B4)", len(res.Frames), q.MaxFrames))
+	}
+	if len(problems) > 0 {
+		return fail("%s", strings.Join(problems, "; "))
+	}
+	return pass("%d frame(s), %d tokens within the %d budget; every declared cost matches its canonical count", len(res.Frames), total, q.MaxTokens)
+}
+
+// canonicalCost is B3's count: ceil(UTF-8 bytes of content / 4).
+func canonicalCost(f *cgp.ContextFrame) uint32 {
+	if f.Content == nil {
+		return 0
+	}
+	return uint32((len(*f.Content) + 3) / 4)
+}
+
+func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult, qerr error) outcome {
+	if !r.ack.Capabilities.Verify {
+		return skip("provider does not advertise verify")
+	}
+	if qerr != nil {
+		return fail("query failed: %v", qerr)
+	}
+	name := r.ack.Provider.Name
+	var real, mutated []cgp.FrameID
+	for _, f := range res.Frames {
+		if f.ContentDigest == nil {
+			continue
+		}
+		real = append(real, cgp.FrameID{ProviderID: name, FrameID: f.ID, ContentDigest: f.ContentDigest})
+		other := cgp.Hash(sha256.Sum256([]byte(*f.ContentDigest + "-contextgraph-conformance-mutated"))).String()
+		mutated = append(mutated, cgp.FrameID{ProviderID: name, FrameID: f.ID, ContentDigest: &other})
+	}
+	if len(real) == 0 {
+		return skip("no served frame carries a content_digest to verify")
+	}
+	verdicts := func(ids []cgp.FrameID) (map[int]cgp.FrameVerdict, error) {
+		env, err := r.main.Verify(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		if env.Response == nil {
+			return nil, fmt.Errorf("the verified reply has no response")
+		}
+		out := map[int]cgp.FrameVerdict{}
+		for _, v := range env.Response.Verdicts {
+			for i, id := range ids {
+				if v.Frame.FrameID == id.FrameID && same(v.Frame.ContentDigest, id.ContentDigest) {
+					out[i] = v
+				}
+			}
+		}
+		return out, nil
+	}
+	var problems []string
+	got, err := verdicts(real)
+	if err != nil {
+		return fail("verify failed: %v", err)
+	}
+	for i, id := range real {
+		v, ok := got[i]
+		status := "no verdict (counts as unknown)"
+		if ok {
+			status = v.Status
+		}
+		if status != cgp.StatusValid {
+			problems = append(problems, fmt.Sprintf("unchanged frame %s (%s) verified %s, not valid (§V1)", id.FrameID, *id.ContentDigest, status))
+		}
+	}
+	got, err = verdicts(mutated)
+	if err != nil {
+		return fail("verify of changed digests failed: %v", err)
+	}
+	for i, id := range mutated {
+		v, ok := got[i]
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("changed digest of %s got no verdict (counts as unknown): a provider that served the frame MUST verify it stale (§V2)", id.FrameID))
+		case v.Status == cgp.StatusValid:
+			problems = append(problems, fmt.Sprintf("changed digest of %s verified valid: a rubber stamp (§V2)", id.FrameID))
+		case v.Status != cgp.StatusStale:
+			problems = append(problems, fmt.Sprintf("changed digest of %s verified %s: a provider that served the frame MUST verify it stale (§V2)", id.FrameID, v.Status))
+		case v.ReplacementDigest != nil && *v.ReplacementDigest != *real[i].ContentDigest:
+			problems = append(problems, fmt.Sprintf("stale verdict for %s names replacement_digest %s, but the provider served %s (§V3)", id.FrameID, *v.ReplacementDigest, *real[i].ContentDigest))
+		}
+	}
+	if len(problems) > 0 {
+		return fail("%s", strings.Join(problems, "; "))
+	}
+	return pass("provider verified %d unchanged frame(s) `valid` and all %d mutated digest(s) `stale`, carrying no frame bodies", len(real), len(mutated))
+}
+
+func same(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// The as_of pins: one after the first frames' start, one before.
+var asOfPins = []string{"2026-07-01T00:00:00Z", "2026-02-01T00:00:00Z"}
+
+func (r *runner) asOf(ctx context.Context) outcome {
+	var problems, notes []string
+	n := 0
+	for _, pin := range asOfPins {
+		at, _ := time.Parse(time.RFC3339Nano, pin)
+		q := probeQuery()
+		q.AsOf = cgp.Str(pin)
+		env, err := r.main.Query(ctx, q, nil)
+		if err != nil {
+			return fail("query with as_of=%s failed: %v", pin, err)
+		}
+		var outside []string
+		for _, f := range env.Result.Frames {
+			n++
+			from, fromErr := parseTime(f.ValidFrom)
+			to, toErr := parseTime(f.ValidTo)
+			if fromErr != nil || toErr != nil {
+				notes = append(notes, fmt.Sprintf("frame %s: a timestamp that is not RFC 3339 UTC was not compared (frame-validity's §F4)", f.ID))
+				continue
+			}
+			switch {
+			case from != nil && from.After(at):
+				outside = append(outside, fmt.Sprintf("%s (valid_from=%s)", f.ID, *f.ValidFrom))
+			case to != nil && !to.After(at):
+				outside = append(outside, fmt.Sprintf("%s (valid_to=%s)", f.ID, *f.ValidTo))
+			}
+		}
+		if len(outside) > 0 {
+			problems = append(problems, fmt.Sprintf("provider returned %d frame(s) not valid at as_of=%s: %s", len(outside), pin, strings.Join(outside, ", ")))
+		}
+	}
+	if len(problems) > 0 {
+		o := fail("%s", strings.Join(problems, "; "))
+		o.notes = notes
+		return o
+	}
+	o := pass("as_of=%s: none of the %d returned frame(s) falls outside its validity window [valid_from, valid_to) (§Q2)", strings.Join(asOfPins, " and "), n)
+	o.notes = notes
+	return o
+}
+
+// parseTime reads an optional F4 timestamp; nil when absent.
+func parseTime(s *string) (*time.Time, error) {
+	if s == nil {
+		return nil, nil
+	}
+	if err := checkTimestamp(*s); err != nil {
+		return nil, err
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.Replace(*s, ":60", ":59", 1))
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// baseKinds are the frame kinds SPEC defines.
+var baseKinds = map[string]bool{"snippet": true, "symbol": true, "fact": true, "doc": true, "memory": true, "episode": true, "graph": true}
+
+func (r *runner) kindsFilter(ctx context.Context) outcome {
+	kinds := r.ack.Capabilities.Query.Kinds
+	if len(kinds) == 0 {
+		return skip("provider declares no query kinds")
+	}
+	if !baseKinds[kinds[0]] {
+		return skip("the first declared kind %q is not a base frame kind", kinds[0])
+	}
+	q := probeQuery()
+	q.Kinds = []string{kinds[0]}
+	env, err := r.main.Query(ctx, q, nil)
+	if err != nil {
+		return fail("query with kinds=[%s] failed: %v", kinds[0], err)
+	}
+	var outside []string
+	for _, f := range env.Result.Frames {
+		if f.Kind != kinds[0] {
+			outside = append(outside, fmt.Sprintf("%s (kind %s)", f.ID, f.Kind))
+		}
+	}
+	if len(outside) > 0 {
+		return fail("kinds=[%s]: provider returned %d frame(s) outside the filter: %s (§Q1)", kinds[0], len(outside), strings.Join(outside, ", "))
+	}
+	return pass("kinds=[%s]: all %d returned frame(s) are of the requested kind (§Q1)", kinds[0], len(env.Result.Frames))
+}
+
+func anchoredOn(f *cgp.ContextFrame, anchor string) bool {
+	if f.URI != nil && *f.URI == anchor {
+		return true
+	}
+	for _, rel := range f.Relations {
+		if rel.TargetURI == anchor {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResult, qerr error) outcome {
+	if !r.ack.Capabilities.Graph {
+		return skip("provider does not declare graph")
+	}
+	if qerr != nil {
+		return fail("query failed: %v", qerr)
+	}
+	// Anchor on the frame ranked last, so that only a provider that honours
+	// the anchor returns it under a one-frame budget.
+	anchor, from := "", ""
+	for i := len(res.Frames) - 1; i >= 0 && anchor == ""; i-- {
+		f := res.Frames[i]
+		switch {
+		case len(f.Relations) > 0 && !cgp.IsBlank(f.Relations[0].TargetURI):
+			anchor, from = f.Relations[0].TargetURI, f.ID
+		case f.URI != nil && !cgp.IsBlank(*f.URI):
+			anchor, from = *f.URI, f.ID
+		}
+	}
+	if anchor == "" {
+		return skip("no frame of the probe reply has a relation target or uri to anchor on")
+	}
+	q := probeQuery()
+	q.Anchors = []string{anchor}
+	q.MaxFrames = 1
+	env, err := r.main.Query(ctx, q, nil)
+	if err != nil {
+		return fail("anchored query failed: %v", err)
+	}
+	frames := env.Result.Frames
+	var got []string
+	for _, f := range frames {
+		got = append(got, f.ID)
+	}
+	if len(frames) == 0 || !anchoredOn(&frames[0], anchor) {
+		return fail("anchored on `%s` (from %s, ranked last without the anchor) with max_frames=1: provider returned %s, no anchored frame (§G4)", anchor, from, kindsList(got))
+	}
+	return pass("anchored on `%s`: provider returned 1 anchored frame(s) and ranked it first", anchor)
+}
+
+func provenance(res *cgp.ContextQueryResult) outcome {
+	verified := 0
+	var mismatched, notes []string
+	for i, f := range res.Frames {
+		for k, l := range f.Provenance {
+			if l.Type != "file" || l.URI == nil || !strings.HasPrefix(*l.URI, "file://") {
+				continue
+			}
+			where := fmt.Sprintf("frame[%d] %s provenance[%d]", i, f.ID, k)
+			if l.Digest == nil || !digestPattern.MatchString(*l.Digest) {
+				notes = append(notes, where+": no well-formed digest to compare (frame-validity's §F5)")
+				continue
+			}
+			u, err := url.Parse(*l.URI)
+			if err != nil || (u.Host != "" && u.Host != "localhost") {
+				notes = append(notes, fmt.Sprintf("%s: %s does not name a file on this host", where, *l.URI))
+				continue
+			}
+			data, err := os.ReadFile(u.Path)
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("%s: cannot read %s here: %v", where, u.Path, errors.Unwrap(err)))
+				continue
+			}
+			rg := ""
+			if l.Range != nil {
+				rg = *l.Range
+			}
+			b, err := cgp.RangeBytes(data, rg, l.Range != nil)
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("%s: %v: unverifiable (§F17), not compared", where, err))
+				continue
+			}
+			got := cgp.DigestOf(b)
+			if got != *l.Digest {
+				mismatched = append(mismatched, fmt.Sprintf("%s %s %s: declared %s, the bytes hash to %s", where, u.Path, rg, *l.Digest, got))
+				continue
+			}
+			verified++
+		}
+	}
+	switch {
+	case len(mismatched) > 0:
+		o := fail("%d file-provenance digest(s) do not match the bytes they name: %s", len(mismatched), strings.Join(mismatched, "; "))
+		o.notes = notes
+		return o
+	case verified == 0:
+		o := skip("no file provenance of the probe reply is readable on this host")
+		o.notes = notes
+		return o
+	}
+	o := pass("re-read and re-hashed %d file-provenance digest(s) against the bytes on disk — all match (§6.2)", verified)
+	o.notes = notes
+	return o
+}
+
+func (r *runner) shutdown(ctx context.Context) outcome {
+	if r.want[Name+"/"+CheckAttestation] {
+		r.sample(ctx) // attestation, after shutdown, judges the probe reply
+	}
+	r.shutDown = true
+	err := r.main.Shutdown(ctx)
+	switch {
+	case err == nil:
+		return pass("provider acknowledged shutdown and tore down cleanly")
+	case host.IsKind(err, host.KindCrashed) && strings.Contains(err.Error(), "vanished"):
+		return fail("provider vanished before shutdown could be attempted: %v", err)
+	}
+	return fail("shutdown error: %v", err)
+}
+
+const garbage = "this is not valid json {{{"
+
+func malformedInput(ctx context.Context, h *host.Host) outcome {
+	q, _ := cgp.Encode(&cgp.Envelope{Type: cgp.TypeQuery, Query: ptr(probeQuery())})
+	replies, err := h.Pipeline(ctx, [][]byte{[]byte(garbage), q}, 1)
+	if err != nil {
+		return fail("after a malformed line the provider broke: %v", err)
+	}
+	first := replies[0]
+	switch first.Type {
+	case cgp.TypeFrames:
+		return pass("provider ignored the malformed line and answered the next query with frames")
+	case cgp.TypeError:
+		if first.Code == nil || *first.Code != cgp.CodeBadRequest {
+			code := "no code"
+			if first.Code != nil {
+				code = "code " + strconv.Quote(*first.Code)
+			}
+			return fail("provider answered the malformed line with an error with %s, not `bad_request` (§R1)", code)
+		}
+	default:
+		return fail("provider answered the malformed line with an unexpected %q envelope", first.Type)
+	}
+	more, err := h.Pipeline(ctx, nil, 1)
+	if err != nil {
+		return fail("provider errored with `bad_request` but did not stay alive: %v", err)
+	}
+	if more[0].Type != cgp.TypeFrames {
+		return fail("provider errored with `bad_request`, then answered the query with %q, not frames", more[0].Type)
+	}
+	msg := ""
+	if first.Message != nil {
+		msg = *first.Message
+	}
+	return pass("provider errored cleanly on malformed input with `bad_request` and stayed alive: %s", msg)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func embedding(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
+	fp := ack.Capabilities.EmbeddingsFingerprint
+	if fp == nil || *fp == "" {
+		return skip("provider declares no embeddings fingerprint")
+	}
+	parts := strings.Split(*fp, "/")
+	dim, err := strconv.Atoi(func() string {
+		if len(parts) >= 2 {
+			return parts[1]
+		}
+		return ""
+	}())
+	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || err != nil || dim <= 0 {
+		return skip("fingerprint %q is not <model>/<dimensions>[/<normalization>]", *fp)
+	}
+	n := 1
+	if dim == 1 {
+		n = 2
+	}
+	q := probeQuery()
+	q.Embedding = make([]float32, n)
+	q.Embedding[0] = 0.5
+	env, err := h.Query(ctx, q, nil)
+	switch {
+	case env != nil && env.Type == cgp.TypeError:
+		if env.Code != nil && *env.Code == cgp.CodeBadRequest {
+			return pass("provider declares %s (%d-dim) and rejected a %d-dim embedding with `bad_request` (§E1)", *fp, dim, n)
+		}
+		o := pass("provider declares %s (%d-dim) and rejected a %d-dim embedding with an error (§E1)", *fp, dim, n)
+		o.notes = []string{"the error's code is not bad_request, which SPEC recommends: " + err.Error()}
+		return o
+	case err != nil:
+		return fail("a %d-dim embedding against the declared %d-dim fingerprint broke the provider: %v", n, dim, err)
+	}
+	return fail("provider answered `frames` to a %d-dim embedding against its declared %s (%d-dim) fingerprint (§E1)", n, *fp, dim)
+}
+
+// CorrelationID is the id the correlation check sends.
+const CorrelationID = "cgp-conformance-h4-7f3a"
+
+func correlation(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
+	if !ack.Capabilities.Correlation {
+		return skip("provider does not declare correlation")
+	}
+	env, err := h.Query(ctx, probeQuery(), cgp.Str(CorrelationID))
+	if env == nil {
+		return fail("query with id %q failed: %v", CorrelationID, err)
+	}
+	switch {
+	case env.ID == nil:
+		return fail("provider declares correlation but its %s reply carries no id (sent %q) (§H4)", env.Type, CorrelationID)
+	case *env.ID != CorrelationID:
+		return fail("provider declares correlation but its %s reply carries id %q, not %q (§H4)", env.Type, *env.ID, CorrelationID)
+	}
+	return pass("provider declares correlation and echoed the request id verbatim on its `%s` reply (§H4)", env.Type)
+}
