@@ -43,7 +43,7 @@ func cgpDef() *suiteDef {
 	}
 	co := &cgpOptions{}
 	var native cgplive.Native
-	return &suiteDef{
+	d := &suiteDef{
 		name:  cgplive.Name,
 		short: "Context Graph Protocol providers, live over stdio or HTTP: handshake, frames, budgets, verify, as_of, kinds, anchors, provenance, shutdown, attestations",
 		long: `The cgp suite is a Context Graph Protocol host: it starts the provider
@@ -83,20 +83,21 @@ evidence}]}. The bearer token for --url comes from --token or the variable
 			f.StringVar(&co.token, "token", "", "a bearer `TOKEN` for the --url provider (prefer --token-env)")
 			f.StringVar(&co.tokenEnv, "token-env", DefaultTokenEnv, "read the bearer token from the environment variable `VAR`")
 		},
-		live: func(ctx context.Context, e *env, o *runOptions, suite *check.Suite, checks []check.Check) error {
-			target, impl, cleanup, err := cgpTarget(o, co, e)
-			if err != nil {
-				return err
-			}
-			defer cleanup()
-			res := cgplive.Run(ctx, target, checks)
-			native = res.Native
-			if res.Ack != nil && res.Ack.Provider != nil {
-				impl.Name, impl.Version = res.Ack.Provider.Name, res.Ack.Provider.Version
-			}
-			return finishLive(e, findSuite(cgplive.Name), o, suite, impl, res)
-		},
 	}
+	d.live = func(ctx context.Context, e *env, o *runOptions, suite *check.Suite, checks []check.Check) error {
+		target, impl, cleanup, err := cgpTarget(o, co, e)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		res := cgplive.Run(ctx, target, checks)
+		native = res.Native
+		if res.Ack != nil && res.Ack.Provider != nil {
+			impl.Name, impl.Version = res.Ack.Provider.Name, res.Ack.Provider.Version
+		}
+		return finishLive(e, d, o, suite, impl, res)
+	}
+	return d
 }
 
 // finishLive writes a live suite's reports and returns its exit.

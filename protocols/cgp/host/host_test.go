@@ -1,0 +1,139 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The test binary stands in for a provider: REFEREE_TEST_HOST_CHILD names
+// what it does on stdio.
+const envChild = "REFEREE_TEST_HOST_CHILD"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(envChild) {
+	case "":
+		os.Exit(m.Run())
+	case "garbage":
+		fmt.Println("hello from a provider")
+	case "crash":
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		os.Exit(3)
+	case "ack-then-exit-1":
+		in := bufio.NewScanner(os.Stdin)
+		in.Scan()
+		fmt.Println(`{"type":"handshake_ack","protocol_version":"contextgraph/1.0-draft","provider":{"name":"p","version":"1","data_flow":{"reads":true,"writes":false,"egress":false}},"capabilities":{"query":{"kinds":[]}},"future":1}`)
+		in.Scan()
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func child(what string) Target {
+	return Target{Argv: []string{os.Args[0]}, Env: append(os.Environ(), envChild+"="+what)}
+}
+
+func TestStdioFailures(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		child string
+		kind  Kind
+		msg   string
+	}{
+		{"garbage", KindWire, `"hello from a provider"`},
+		{"crash", KindCrashed, "exited with status 3"},
+	} {
+		h, err := Dial(ctx, child(tc.child))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = h.Handshake(ctx)
+		if !IsKind(err, tc.kind) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: %v, want %s with %q", tc.child, err, tc.kind, tc.msg)
+		}
+		h.Close()
+	}
+}
+
+func TestDraftAckAndShutdownStatus(t *testing.T) {
+	ctx := context.Background()
+	h, err := Dial(ctx, child("ack-then-exit-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ack, err := h.Handshake(ctx)
+	if err != nil {
+		t.Fatalf("a 1.0-draft ack with an unknown member: %v", err)
+	}
+	if ack.Provider.Name != "p" {
+		t.Errorf("ack %+v", ack.Provider)
+	}
+	if err := h.Shutdown(ctx); !IsKind(err, KindCrashed) || !strings.Contains(err.Error(), "status 1") {
+		t.Errorf("shutdown of a provider that exits 1: %v", err)
+	}
+}
+
+func TestSpawnFailure(t *testing.T) {
+	_, err := Dial(context.Background(), Target{Argv: []string{"/nonexistent/provider"}})
+	if !IsKind(err, KindSpawn) {
+		t.Errorf("%v, want a spawn error", err)
+	}
+}
+
+func TestHTTP(t *testing.T) {
+	const token = "s3cret-token-value"
+	var gotAuth, gotType string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth, gotType = r.Header.Get("Authorization"), r.Header.Get("Content-Type")
+		switch r.URL.Path {
+		case "/401":
+			w.WriteHeader(http.StatusUnauthorized)
+		case "/500":
+			http.Error(w, "boom "+token, http.StatusInternalServerError)
+		case "/empty":
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			fmt.Fprint(w, `{"type":"handshake_ack","protocol_version":"contextgraph/2.0","provider":{"name":"p","version":"1","data_flow":{}},"capabilities":{"query":{"kinds":[]}}}`)
+		}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		path string
+		kind Kind
+	}{{"/401", KindUnauthorized}, {"/500", KindTransport}, {"/empty", KindWire}, {"/v2", KindVersionMismatch}} {
+		h, err := Dial(ctx, Target{URL: srv.URL + tc.path, Token: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = h.Handshake(ctx)
+		if !IsKind(err, tc.kind) {
+			t.Errorf("%s: %v, want %s", tc.path, err, tc.kind)
+		}
+		if err != nil && strings.Contains(err.Error(), token) {
+			t.Errorf("%s: the error prints the token: %v", tc.path, err)
+		}
+	}
+	if gotAuth != "Bearer "+token || gotType != "application/json" {
+		t.Errorf("headers: Authorization %q, Content-Type %q", gotAuth, gotType)
+	}
+}
+
+func TestInsecureTransport(t *testing.T) {
+	for _, u := range []string{"http://example.com/", "http://192.0.2.1:8080/cg", "http://[2001:db8::1]/"} {
+		if _, err := Dial(context.Background(), Target{URL: u}); !IsKind(err, KindInsecureTransport) {
+			t.Errorf("%s: %v, want insecure transport", u, err)
+		}
+	}
+	for _, u := range []string{"http://localhost:1/", "http://127.0.0.2:1/", "http://[::1]:1/", "https://example.com/"} {
+		if _, err := Dial(context.Background(), Target{URL: u}); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}

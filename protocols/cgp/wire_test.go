@@ -1,0 +1,92 @@
+package cgp
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/refereehq/referee/internal/sharedtest"
+)
+
+func TestDecodeEnvelope(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		ok   bool
+		typ  string
+	}{
+		{`{"type":"shutdown"}`, true, TypeShutdown},
+		{`{"type":"error","message":"m","code":null,"future":[1]}`, true, TypeError},
+		{`{"type":"frames","result":{"frames":[],"truncated":false}}` + "\r\n", true, TypeFrames},
+		{`{"type":"no_such_type","x":1}`, true, "no_such_type"},
+		{`{"type":7}`, false, ""},
+		{`{"protocol_version":"contextgraph/1.0"}`, false, ""},
+		{`[1]`, false, ""},
+		{`this is not valid json {{{`, false, ""},
+		{`{"type":"frames","result":{"frames":[{"id":"a","kind":"doc","title":"t","score":"high","token_cost":1}],"truncated":false}}`, false, ""},
+	} {
+		env, err := DecodeEnvelope([]byte(tc.line))
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err %v", tc.line, err)
+			continue
+		}
+		if tc.ok && env.Type != tc.typ {
+			t.Errorf("%s: type %q", tc.line, env.Type)
+		}
+	}
+}
+
+func TestCompatible(t *testing.T) {
+	for _, tc := range []struct {
+		v  string
+		ok bool
+	}{{"contextgraph/1.0-draft", true}, {"contextgraph/1.9", true}, {"contextgraph/2.0", false}, {"mcp/1.0", false}, {"", false}} {
+		if Compatible(ProtocolVersion, tc.v) != tc.ok {
+			t.Errorf("%q: compatible %v", tc.v, !tc.ok)
+		}
+	}
+}
+
+// TestReferenceEnvelopesDecode reads upstream's 13 reference envelopes.
+func TestReferenceEnvelopesDecode(t *testing.T) {
+	dir := sharedtest.Dir(t, "upstream's reference envelopes")
+	for _, rel := range []string{"head-00377ab", "index-newer"} {
+		data, err := os.ReadFile(filepath.Join(dir, "corpora/cgp/_extra", rel, "schema/reference-vectors.ndjson"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+		if len(lines) != 13 {
+			t.Fatalf("%s: %d lines", rel, len(lines))
+		}
+		for i, l := range lines {
+			env, err := DecodeEnvelope(l)
+			if err != nil {
+				t.Errorf("%s line %d: %v", rel, i+1, err)
+				continue
+			}
+			if _, err := Encode(env); err != nil {
+				t.Errorf("%s line %d: encode: %v", rel, i+1, err)
+			}
+		}
+	}
+}
+
+func FuzzDecodeEnvelope(f *testing.F) {
+	f.Add([]byte(`{"type":"handshake","protocol_version":"contextgraph/1.0"}`))
+	f.Add([]byte(`{"type":"verify","request":{"frames":[{"provider_id":"p","frame_id":"f"}]}}`))
+	f.Add([]byte(`{"type":"frames","result":{"frames":[{"id":"a","kind":"doc","title":"t","score":1.0,"token_cost":1,"provenance":[{"type":"file"}]}],"truncated":false,"frame_attestations":[{"frame":{"provider_id":"p","frame_id":"a"}}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		env, err := DecodeEnvelope(data)
+		if err != nil {
+			return
+		}
+		line, err := Encode(env)
+		if err != nil {
+			t.Fatalf("a decoded envelope does not encode: %v", err)
+		}
+		if _, err := DecodeEnvelope(line); err != nil {
+			t.Fatalf("an encoded envelope does not decode: %v\n%s", err, line)
+		}
+	})
+}

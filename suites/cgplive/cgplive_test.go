@@ -1,0 +1,271 @@
+package cgplive_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/protocols/cgp/host"
+	"github.com/refereehq/referee/protocols/cgp/provider"
+	"github.com/refereehq/referee/suites/cgplive"
+)
+
+// The test binary is also the provider: with these variables set it serves
+// the documents in REFEREE_TEST_CGP_DOCS on stdio, misbehaving as told.
+const (
+	envMode = "REFEREE_TEST_CGP_MODE"
+	envDocs = "REFEREE_TEST_CGP_DOCS"
+)
+
+func TestMain(m *testing.M) {
+	if docs, ok := os.LookupEnv(envDocs); ok {
+		p, err := provider.New(docs, os.Getenv(envMode))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		if err := p.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func docsDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := provider.WriteDocs(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func stdioTarget(docs, mode string) host.Target {
+	return host.Target{Argv: []string{os.Args[0]}, Env: append(os.Environ(), envDocs+"="+docs, envMode+"="+mode)}
+}
+
+// statuses returns each check's status by name.
+func statuses(res *cgplive.Result) map[string]string {
+	out := map[string]string{}
+	for _, c := range res.Native.Checks {
+		out[c.Name] = c.Status
+	}
+	return out
+}
+
+func names(m map[string]string, status string) []string {
+	var out []string
+	for n, s := range m {
+		if s == status {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+const (
+	handshake   = cgplive.CheckHandshake
+	consent     = cgplive.CheckConsentScope
+	validity    = cgplive.CheckFrameValidity
+	verify      = cgplive.CheckVerifyHonesty
+	budget      = cgplive.CheckBudgetHonesty
+	asOf        = cgplive.CheckAsOfTemporal
+	kinds       = cgplive.CheckKindsFilter
+	anchors     = cgplive.CheckAnchorRelevance
+	provenance  = cgplive.CheckProvenance
+	shutdown    = cgplive.CheckShutdownClean
+	malformed   = cgplive.CheckMalformedInput
+	embedding   = cgplive.CheckEmbedding
+	correlation = cgplive.CheckCorrelation
+	attestation = cgplive.CheckAttestation
+)
+
+// modeFailures is, for every misbehaviour mode, exactly the checks it must
+// fail: its own, plus those that necessarily follow.
+var modeFailures = map[string][]string{
+	"lying-costs":           {budget},
+	"bad-score":             {validity},
+	"empty-citation":        {validity},
+	"bad-version":           {handshake, malformed}, // the others cannot run
+	"crash-on-query":        {validity, verify, budget, asOf, kinds, anchors, provenance, shutdown, malformed, embedding, correlation, attestation},
+	"crash-on-garbage":      {malformed},
+	"mislabel-malformed":    {malformed},
+	"under-report-cost":     {budget},
+	"bad-timestamp":         {validity},
+	"malformed-digest":      {validity},
+	"stale-digest":          {provenance},
+	"flood-frames":          {budget},
+	"drop-correlation-id":   {correlation},
+	"lying-representation":  {validity},
+	"ignore-as-of":          {asOf},
+	"ignore-valid-to":       {asOf},
+	"accept-bad-embedding":  {embedding},
+	"rubber-stamp-verify":   {verify},
+	"hollow-verify":         {verify},
+	"scope-lie":             {consent},
+	"ignore-kinds":          {kinds},
+	"ignore-anchors":        {anchors},
+	"forge-signature":       {attestation},
+	"lift-signature":        {attestation},
+	"truncate-chain":        {attestation},
+	"swap-content":          {attestation},
+	"malformed-attestation": {attestation},
+	"banner":                {handshake, malformed},
+	"hang-on-shutdown":      {shutdown},
+	"other-id":              {correlation},
+}
+
+// evidenceWords is a word each mode's failing evidence must contain, so a
+// mode fails for its own reason and not another.
+var evidenceWords = map[string]string{
+	"lying-costs": "§B3", "under-report-cost": "§B3", "flood-frames": "§B4", "bad-score": "§F1",
+	"empty-citation": "§F3", "bad-timestamp": "§F4", "malformed-digest": "§F5", "lying-representation": "§P1–P3",
+	"stale-digest": "do not match", "forge-signature": "BadSignature", "lift-signature": "frm_configuration): CommitmentMismatch",
+	"truncate-chain": "CommitmentMismatch", "swap-content": "CommitmentMismatch", "malformed-attestation": "MalformedCommitment",
+	"bad-version": "version mismatch", "banner": "not a CGP envelope", "mislabel-malformed": "not `bad_request`",
+	"rubber-stamp-verify": "rubber stamp", "hollow-verify": "not valid", "scope-lie": "§C5", "ignore-kinds": "§Q1",
+	"ignore-anchors": "§G4", "ignore-as-of": "valid_from", "ignore-valid-to": "valid_to", "accept-bad-embedding": "§E1",
+	"drop-correlation-id": "no id", "other-id": "-x", "hang-on-shutdown": "did not exit", "crash-on-garbage": "crashed",
+	"crash-on-query": "crashed",
+}
+
+func TestHonestProviderOverStdio(t *testing.T) {
+	t.Parallel()
+	res := cgplive.Run(context.Background(), stdioTarget(docsDir(t), ""), nil)
+	if !res.Run.Complete {
+		t.Fatal("run incomplete")
+	}
+	st := statuses(res)
+	if len(st) != 14 {
+		t.Fatalf("%d checks, want 14", len(st))
+	}
+	for _, c := range res.Native.Checks {
+		if c.Status != "pass" {
+			t.Errorf("%s: %s: %s", c.Name, c.Status, c.Evidence)
+		}
+	}
+	if res.Native.Target != "stdio: "+os.Args[0] {
+		t.Errorf("target %q", res.Native.Target)
+	}
+}
+
+func TestHonestProviderOverHTTP(t *testing.T) {
+	t.Parallel()
+	p, err := provider.New(docsDir(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p.Handler())
+	defer srv.Close()
+	res := cgplive.Run(context.Background(), host.Target{URL: srv.URL + "/contextgraph"}, nil)
+	st := statuses(res)
+	if got, want := names(st, "skipped"), []string{correlation, embedding, malformed}; !slices.Equal(got, want) {
+		t.Errorf("skipped %v, want %v (the fresh-connection checks)", got, want)
+	}
+	if got := names(st, "fail"); len(got) > 0 {
+		for _, c := range res.Native.Checks {
+			if c.Status == "fail" {
+				t.Errorf("%s: %s", c.Name, c.Evidence)
+			}
+		}
+	}
+	if n := len(names(st, "pass")); n != 11 {
+		t.Errorf("%d passed over HTTP, want 11", n)
+	}
+}
+
+func TestEveryModeFailsExactlyItsChecks(t *testing.T) {
+	docs := docsDir(t)
+	for _, m := range provider.Modes {
+		want, ok := modeFailures[m.Name]
+		if !ok {
+			t.Errorf("mode %s: no expected failures listed in this test", m.Name)
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			res := cgplive.Run(context.Background(), stdioTarget(docs, m.Name), nil)
+			st := statuses(res)
+			got := names(st, "fail")
+			w := slices.Clone(want)
+			sort.Strings(w)
+			if !slices.Equal(got, w) {
+				t.Errorf("failed %v, want %v", got, w)
+				for _, c := range res.Native.Checks {
+					if c.Status == "fail" && !slices.Contains(w, c.Name) {
+						t.Logf("  %s: %s", c.Name, c.Evidence)
+					}
+				}
+			}
+			word := evidenceWords[m.Name]
+			found := false
+			for _, c := range res.Native.Checks {
+				if c.Status == "fail" && c.Name == want[0] && strings.Contains(c.Evidence, word) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("the %s failure does not say %q", want[0], word)
+			}
+			// Everything that did not fail is a pass, or not-checked because it
+			// could not run.
+			for _, c := range res.Native.Checks {
+				if c.Status == "skipped" && c.Evidence != "handshake failed" && !strings.HasPrefix(c.Evidence, "handshake failed:") {
+					t.Errorf("%s skipped for another reason: %s", c.Name, c.Evidence)
+				}
+			}
+		})
+	}
+	for name := range modeFailures {
+		if !slices.ContainsFunc(provider.Modes, func(m provider.Mode) bool { return m.Name == name }) {
+			t.Errorf("this test lists mode %s, which the provider does not have", name)
+		}
+	}
+}
+
+func TestSelection(t *testing.T) {
+	t.Parallel()
+	all := cgplive.Load().Checks
+	sel, err := check.Select(all, []string{"cgp/attestation", "cgp/budget-honesty"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := cgplive.Run(context.Background(), stdioTarget(docsDir(t), ""), sel)
+	if len(res.Run.Results) != 2 {
+		t.Fatalf("%d results, want 2", len(res.Run.Results))
+	}
+	for _, r := range res.Run.Results {
+		if r.Status != check.Pass {
+			t.Errorf("%s: %s %s", r.ID, r.Status, r.Reason)
+		}
+	}
+}
+
+func TestUnstartableProviderIsIncomplete(t *testing.T) {
+	t.Parallel()
+	res := cgplive.Run(context.Background(), host.Target{Argv: []string{"/nonexistent/referee-test-provider"}}, nil)
+	if res.Run.Complete {
+		t.Error("a provider that cannot start gave a complete run")
+	}
+	st := statuses(res)
+	if st[handshake] != "fail" || st[consent] != "skipped" {
+		t.Errorf("statuses %v", st)
+	}
+}
+
+func TestRefusesPlainHTTPOffLoopback(t *testing.T) {
+	t.Parallel()
+	res := cgplive.Run(context.Background(), host.Target{URL: "http://192.0.2.1/contextgraph"}, nil)
+	if c := res.Native.Checks[0]; c.Status != "fail" || !strings.Contains(c.Evidence, "insecure transport") {
+		t.Errorf("handshake %s: %s", c.Status, c.Evidence)
+	}
+}
