@@ -314,6 +314,7 @@ func (r *runner) run(ctx context.Context, in info) outcome {
 
 // fresh runs a check on a new stdio connection of its own.
 func (r *runner) fresh(ctx context.Context, name string) outcome {
+	r.lastFresh = nil
 	h, ack, err := r.open(ctx)
 	if h != nil {
 		r.lastFresh = h

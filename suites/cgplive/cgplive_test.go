@@ -269,3 +269,39 @@ func TestRefusesPlainHTTPOffLoopback(t *testing.T) {
 		t.Errorf("handshake %s: %s", c.Status, c.Evidence)
 	}
 }
+
+// BenchmarkRunStdio runs the whole suite against referee's provider as a
+// child process (four processes per run: the main connection and three fresh).
+func BenchmarkRunStdio(b *testing.B) {
+	dir := b.TempDir()
+	if err := provider.WriteDocs(dir); err != nil {
+		b.Fatal(err)
+	}
+	target := stdioTarget(dir, "")
+	for b.Loop() {
+		res := cgplive.Run(context.Background(), target, nil)
+		if res.Run.Counts().Pass != 14 {
+			b.Fatalf("%+v", res.Run.Counts())
+		}
+	}
+}
+
+// BenchmarkRunHTTP runs the suite against the provider over HTTP.
+func BenchmarkRunHTTP(b *testing.B) {
+	dir := b.TempDir()
+	if err := provider.WriteDocs(dir); err != nil {
+		b.Fatal(err)
+	}
+	p, err := provider.New(dir, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(p.Handler())
+	defer srv.Close()
+	for b.Loop() {
+		res := cgplive.Run(context.Background(), host.Target{URL: srv.URL}, nil)
+		if res.Run.Counts().Pass != 11 {
+			b.Fatalf("%+v", res.Run.Counts())
+		}
+	}
+}
