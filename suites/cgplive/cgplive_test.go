@@ -305,3 +305,19 @@ func BenchmarkRunHTTP(b *testing.B) {
 		}
 	}
 }
+
+// TestNoFramesIsNotAPass: a provider with nothing to serve cannot pass the
+// checks that judge frames.
+func TestNoFramesIsNotAPass(t *testing.T) {
+	t.Parallel()
+	res := cgplive.Run(context.Background(), stdioTarget(t.TempDir(), ""), nil)
+	st := statuses(res)
+	for _, n := range []string{validity, verify, budget, asOf, kinds, anchors, provenance} {
+		if st[n] != "skipped" {
+			t.Errorf("%s: %s with no frames, want skipped", n, st[n])
+		}
+	}
+	if got := names(st, "fail"); len(got) > 0 {
+		t.Errorf("failed %v", got)
+	}
+}

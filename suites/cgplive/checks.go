@@ -59,6 +59,9 @@ func consentScope(ack *cgp.Envelope) outcome {
 }
 
 func budgetHonesty(res *cgp.ContextQueryResult, q cgp.ContextQuery) outcome {
+	if len(res.Frames) == 0 {
+		return skip("the probe query returned no frames: no cost to check")
+	}
 	var problems []string
 	var total, canonical uint64
 	var liars []string
@@ -180,8 +183,8 @@ func same(a, b *string) bool {
 var asOfPins = []string{"2026-07-01T00:00:00Z", "2026-02-01T00:00:00Z"}
 
 func (r *runner) asOf(ctx context.Context) outcome {
-	var problems, notes []string
-	n := 0
+	var problems, notes, counts []string
+	total := 0
 	for _, pin := range asOfPins {
 		at, _ := time.Parse(time.RFC3339Nano, pin)
 		q := probeQuery()
@@ -190,9 +193,10 @@ func (r *runner) asOf(ctx context.Context) outcome {
 		if err != nil {
 			return fail("query with as_of=%s failed: %v", pin, err)
 		}
+		counts = append(counts, fmt.Sprintf("as_of=%s: %d frame(s)", pin, len(env.Result.Frames)))
+		total += len(env.Result.Frames)
 		var outside []string
 		for _, f := range env.Result.Frames {
-			n++
 			from, fromErr := parseTime(f.ValidFrom)
 			to, toErr := parseTime(f.ValidTo)
 			if fromErr != nil || toErr != nil {
@@ -215,7 +219,10 @@ func (r *runner) asOf(ctx context.Context) outcome {
 		o.notes = notes
 		return o
 	}
-	o := pass("as_of=%s: none of the %d returned frame(s) falls outside its validity window [valid_from, valid_to) (§Q2)", strings.Join(asOfPins, " and "), n)
+	if total == 0 {
+		return skip("the provider returned no frames at either pin (%s): nothing to compare", strings.Join(asOfPins, ", "))
+	}
+	o := pass("%s; none falls outside its validity window [valid_from, valid_to) (§Q2)", strings.Join(counts, ", "))
 	o.notes = notes
 	return o
 }
@@ -260,6 +267,9 @@ func (r *runner) kindsFilter(ctx context.Context) outcome {
 	}
 	if len(outside) > 0 {
 		return fail("kinds=[%s]: provider returned %d frame(s) outside the filter: %s (§Q1)", kinds[0], len(outside), strings.Join(outside, ", "))
+	}
+	if len(env.Result.Frames) == 0 {
+		return skip("kinds=[%s]: the provider returned no frames, so the filter was not exercised", kinds[0])
 	}
 	return pass("kinds=[%s]: all %d returned frame(s) are of the requested kind (§Q1)", kinds[0], len(env.Result.Frames))
 }
@@ -361,10 +371,11 @@ func provenance(res *cgp.ContextQueryResult) outcome {
 		o := fail("%d file-provenance digest(s) do not match the bytes they name: %s", len(mismatched), strings.Join(mismatched, "; "))
 		o.notes = notes
 		return o
+	case verified == 0 && len(notes) == 0:
+		return skip("the probe reply has no file:// provenance to re-read")
 	case verified == 0:
-		o := skip("no file provenance of the probe reply is readable on this host")
-		o.notes = notes
-		return o
+		// The reason carries the notes: a not-checked result has no evidence.
+		return skip("no file provenance of the probe reply could be checked here: %s", strings.Join(notes, "; "))
 	}
 	o := pass("re-read and re-hashed %d file-provenance digest(s) against the bytes on disk — all match (§6.2)", verified)
 	o.notes = notes
