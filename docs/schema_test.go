@@ -53,6 +53,10 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "serve":
 		os.Exit(cli.Main([]string{"serve", "jcs"}, os.Stdin, os.Stdout, os.Stderr))
+	case "cgp":
+		os.Exit(cli.Main([]string{"serve", "cgp"}, os.Stdin, os.Stdout, os.Stderr))
+	case "cgp-crash":
+		os.Exit(cli.Main([]string{"serve", "cgp", "--misbehave", "crash-on-query"}, os.Stdin, os.Stdout, os.Stderr))
 	default:
 		os.Exit(fakeAdapter(mode, os.Stdin, os.Stdout, os.Stderr))
 	}
@@ -557,6 +561,16 @@ func reportRuns(t *testing.T, url string) []struct {
 		{"http, broken, strict", []string{"run", "jcs", "--strict", "--url", url}, 1, func(t *testing.T, r *docReport) {
 			if !r.Strict || r.Counts.Fail == 0 || r.Implementation.Transport != "http" {
 				t.Errorf("want a strict http run with failures: %+v", r.Counts)
+			}
+		}},
+		{"cgp provider", []string{"run", "cgp", "--env", childVar + "=cgp", "--", self}, 0, func(t *testing.T, r *docReport) {
+			if r.Counts.Pass != 14 || r.Implementation.Name != "referee-docs" || r.Implementation.Transport != "stdio" {
+				t.Errorf("want 14 passes from referee-docs over stdio: %+v %+v", r.Counts, r.Implementation)
+			}
+		}},
+		{"cgp provider crashing", []string{"run", "cgp", "--env", childVar + "=cgp-crash", "--", self}, 1, func(t *testing.T, r *docReport) {
+			if r.Counts.Fail != 12 || r.Counts.Pass != 2 {
+				t.Errorf("want 12 failures after the handshake: %+v", r.Counts)
 			}
 		}},
 	}
