@@ -31,11 +31,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	green, red, yellow, magenta, faint := paint(color.FgGreen), paint(color.FgRed), paint(color.FgYellow), paint(color.FgMagenta), paint(color.Faint)
 
-	if r.Suite.CorpusDigest == "" {
-		p.line("%s %s: suite %s, %s", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus)
-	} else {
-		p.line("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))
-	}
+	p.line("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))
 	p.line("implementation: %s", describe(r.Implementation))
 	for _, c := range r.Checks {
 		var tag string

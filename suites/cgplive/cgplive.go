@@ -7,6 +7,7 @@ package cgplive
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -80,11 +81,31 @@ var infos = []info{
 // Load returns the suite's checks, for listing, explaining and selection;
 // they run through Run, not check.Execute.
 func Load() *check.Suite {
-	s := &check.Suite{Name: Name, Version: Version, Corpus: "no corpus: a live provider"}
+	s := &check.Suite{Name: Name, Version: Version, Corpus: "built-in checks", CorpusDigest: definitionDigest()}
 	for _, in := range infos {
 		s.Checks = append(s.Checks, check.Check{ID: Name + "/" + in.name, Doc: in.doc, Explain: in.explain})
 	}
 	return s
+}
+
+// definitionDigest pins what the checks send and expect, in place of a
+// corpus: the sha256 of the check list, the probe query and the as_of pins.
+func definitionDigest() string {
+	type def struct {
+		Name, Doc, Explain string
+		Fresh              bool
+	}
+	var defs []def
+	for _, in := range infos {
+		defs = append(defs, def{in.name, in.doc, in.explain, in.fresh})
+	}
+	b, _ := json.Marshal(struct { // plain structs always marshal
+		Checks []def
+		Probe  cgp.ContextQuery
+		Pins   []string
+		ID     string
+	}{defs, probeQuery(), asOfPins, CorrelationID})
+	return cgp.DigestOf(b)
 }
 
 // NativeCheck is one check in upstream's report shape.

@@ -98,7 +98,10 @@ type Host struct {
 	target Target
 	mu     sync.Mutex
 	log    []adapter.Exchange
-	ack    *cgp.Envelope
+	// unanswered are the transcript entries of pipelined lines still
+	// waiting for a reply.
+	unanswered []int
+	ack        *cgp.Envelope
 }
 
 // Dial starts or reaches the provider; it does not handshake.
@@ -227,7 +230,10 @@ func (h *Host) Pipeline(ctx context.Context, lines [][]byte, n int) ([]*cgp.Enve
 	defer cancel()
 	for _, l := range lines {
 		err := s.write(ctx, l)
-		h.record(adapter.Exchange{Request: l})
+		h.mu.Lock()
+		h.unanswered = append(h.unanswered, len(h.log))
+		h.log = append(h.log, adapter.Exchange{Request: l})
+		h.mu.Unlock()
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +247,7 @@ func (h *Host) Pipeline(ctx context.Context, lines [][]byte, n int) ([]*cgp.Enve
 			}
 			return out, err
 		}
-		h.record(adapter.Exchange{Reply: reply})
+		h.answer(reply)
 		env, err := cgp.DecodeEnvelope(reply)
 		if err != nil {
 			return out, &Error{Kind: KindWire, Msg: fmt.Sprintf("line is not a CGP envelope (%v): %s", err, clip(reply)), Line: reply}
@@ -249,6 +255,19 @@ func (h *Host) Pipeline(ctx context.Context, lines [][]byte, n int) ([]*cgp.Enve
 		out = append(out, env)
 	}
 	return out, nil
+}
+
+// answer pairs a pipelined reply with the oldest pipelined line still
+// without one, in the transcript.
+func (h *Host) answer(reply []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.unanswered) == 0 {
+		h.log = append(h.log, adapter.Exchange{Request: []byte("(no request: an unsolicited line)"), Reply: reply})
+		return
+	}
+	h.log[h.unanswered[0]].Reply = reply
+	h.unanswered = h.unanswered[1:]
 }
 
 func (h *Host) record(x adapter.Exchange) {
