@@ -315,7 +315,7 @@ func cgpvectorsDef() *suiteDef {
 	}
 	return &suiteDef{
 		name:  cgpvectors.Name,
-		short: "Context Graph fixture profile 1.1.0: strict frames and queries, normalisation, RFC 8785, sha256 digests, citation_label, line ranges, record hashes and attestations",
+		short: "Context Graph fixture profile 1.1.0 and vectors: strict frames and queries, normalisation, RFC 8785, digests, citation_label, line ranges, record hashes, provenance attestation and Merkle proofs, reference envelopes",
 		long: `The cgp-vectors suite runs the Context Graph Protocol's golden fixture
 profile against an implementation: the digest profile's strict parse of
 frames and queries (unknown_field with its exact path), the materialisation
@@ -328,8 +328,10 @@ test key, and the line-range grammar's vectors (all embedded, whatever
 Without --corpus it runs referee's embedded profile; --corpus DIR runs a
 profile directory in the upstream layout (e.g.
 ../shared/corpora/cgp/contextgraph-1.0), whose manifest must also pass the
-fixture profile's rules. Frame attestations, Merkle roots and the
-reference envelopes are not covered yet.`,
+fixture profile's rules. The provenance attestation vectors (link
+encoding, chain heads, frame commitments, RFC 6962 roots and inclusion
+proofs, Ed25519 over the raw 32 bytes, strict-verifier keys) and the 13
+reference envelopes (each re-serialised byte for byte) are embedded too.`,
 		example: `  referee run cgp-vectors
   referee run cgp-vectors --corpus ../shared/corpora/cgp/contextgraph-1.0 -- ./my-adapter
   referee run cgp-vectors --mode codepoint-order --run 'cgp-vectors/normalization/**'`,

@@ -82,6 +82,10 @@ type Corpus struct {
 	Records   []Record        // the lifecycle records (embedded, whatever the profile)
 	Key       *AttestationKey // the published record attestation test key (embedded)
 	Ranges    []RangeCase     // the line-range grammar's vectors (embedded)
+	// Provenance is upstream's provenance attestation vectors (embedded).
+	Provenance *ProvenanceVectors
+	// Envelopes is upstream's reference envelopes (embedded, or Options.Envelopes).
+	Envelopes []EnvelopeCase
 }
 
 // DigestCase is one digest case: a wire object and its three artifacts.
@@ -331,8 +335,19 @@ func fields(v canon.Value, where string, keys ...string) (map[string]canon.Value
 	return out, nil
 }
 
+// Options are Load's choices beyond the fixture profile.
+type Options struct {
+	// Envelopes, if not nil, holds the reference-vectors.ndjson to read
+	// instead of the embedded one: upstream's schema/ directory at another
+	// revision, say.
+	Envelopes *corpus.Corpus
+}
+
 // Load builds the suite's checks from a fixture profile.
-func Load(c *corpus.Corpus) (*check.Suite, error) {
+func Load(c *corpus.Corpus) (*check.Suite, error) { return LoadWith(c, Options{}) }
+
+// LoadWith builds the suite's checks from a fixture profile, with o.
+func LoadWith(c *corpus.Corpus, o Options) (*check.Suite, error) {
 	cp, err := ReadCorpus(c)
 	if err != nil {
 		return nil, err
@@ -352,5 +367,17 @@ func Load(c *corpus.Corpus) (*check.Suite, error) {
 	if cp.Ranges, err = ReadRanges(rc); err != nil {
 		return nil, err
 	}
-	return &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()}, nil
+	if cp.Provenance, err = ReadProvenance(rc); err != nil {
+		return nil, err
+	}
+	name := c.Name
+	ec := rc
+	if o.Envelopes != nil {
+		ec = o.Envelopes
+		name += " + " + ec.Name
+	}
+	if cp.Envelopes, err = ReadEnvelopes(ec); err != nil {
+		return nil, err
+	}
+	return &check.Suite{Name: Name, Version: Version, Corpus: name, CorpusDigest: c.Digest, Checks: cp.Checks()}, nil
 }

@@ -55,10 +55,11 @@ func TestReferencePassesShared(t *testing.T) {
 				t.Fatal(err)
 			}
 			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3,
-			// the 12 embedded lifecycle records x 2, 10 record attestation checks and
-			// 31 range vectors.
-			if len(s.Checks) != 97 {
-				t.Errorf("%d checks, want 97", len(s.Checks))
+			// the 12 embedded lifecycle records x 2, 10 record attestation checks,
+			// 31 range vectors, 61 provenance attestation checks and the 13
+			// reference envelopes x 2.
+			if len(s.Checks) != 184 {
+				t.Errorf("%d checks, want 184", len(s.Checks))
 			}
 			run := checktest.Run(t, s, reference(t, ""))
 			if n := run.Counts(); n.Pass != len(run.Results) {
@@ -226,7 +227,7 @@ func TestProfileErrors(t *testing.T) {
 
 // TestNodeAdapter runs the Node.js adapter, a second implementation written
 // from the docs, against the embedded profile and, with REFEREE_SHARED, both
-// upstream profiles.
+// upstream profiles and upstream's reference envelopes at 00377ab.
 func TestNodeAdapter(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node not found")
@@ -249,6 +250,18 @@ func TestNodeAdapter(t *testing.T) {
 				t.Fatal(err)
 			}
 			suites[profile] = s
+		}
+		// The reference envelopes at 00377ab (contextgraph/1.0-draft).
+		ec, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab", "schema"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prof, err := Embedded()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if suites["envelopes-00377ab"], err = LoadWith(prof, Options{Envelopes: ec}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	for name, s := range suites {
@@ -279,8 +292,10 @@ func TestRecordsAreUpstreams(t *testing.T) {
 		switch f {
 		case RecordVectorsFile, AttestationKeyFile:
 			src = filepath.Join(dir, "corpora", "cgp", "_extra", "index-newer", "tests", "fixtures", f)
-		case RangeVectorsFile:
+		case RangeVectorsFile, ProvenanceVectorsFile:
 			src = filepath.Join(dir, "corpora", "cgp", "_extra", "index-newer", "tests", "vectors", f)
+		case EnvelopeVectorsFile:
+			src = filepath.Join(dir, "corpora", "cgp", "_extra", "index-newer", "schema", f)
 		}
 		want, err := os.ReadFile(src)
 		if err != nil {

@@ -19,7 +19,9 @@ import (
 // cgp-vectors/normalization/NAME/{normalized,jcs,sha256} per vector, and
 // cgp-vectors/record/KIND/{hash,extension} per lifecycle record, and
 // cgp-vectors/record-attestation/{sign,verify/CASE} with the published key,
-// and cgp-vectors/range/NN-RESOURCE per line-range vector.
+// and cgp-vectors/range/NN-RESOURCE per line-range vector, the provenance
+// attestation checks cgp-vectors/provenance/..., and
+// cgp-vectors/envelope/NN-TYPE/{round-trip,respelled} per reference envelope.
 func (c *Corpus) Checks() []check.Check {
 	var out []check.Check
 	for _, d := range c.Frames {
@@ -48,6 +50,12 @@ func (c *Corpus) Checks() []check.Check {
 	}
 	for _, rc := range c.Ranges {
 		out = append(out, rangeCheck(rc))
+	}
+	if c.Provenance != nil {
+		out = append(out, c.Provenance.Checks()...)
+	}
+	for _, ec := range c.Envelopes {
+		out = append(out, envelopeChecks(ec)...)
 	}
 	return out
 }

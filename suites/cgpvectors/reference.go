@@ -32,6 +32,8 @@ type Mode struct {
 	record   recordRule     // how recordHash builds the preimage
 	attest   attestRule     // how record attestations are signed and verified
 	ranges   rangeRule      // how rangeDigest reads a line range
+	prov     provRules      // how provenance attestations are computed and verified
+	envelope envelopeRule   // how roundTripEnvelope writes an envelope
 }
 
 type rangeRule uint8
@@ -54,8 +56,8 @@ const (
 	attestRight          attestRule = iota // domain-tagged, commitment then signature
 	attestBareDigest                       // signs and verifies the bare 32-byte digest
 	attestSignatureFirst                   // verifies the signature before the commitment
-	attestNoCommitment                     // never compares signed_record_hash with the record
-	attestNoSignature                      // compares the commitment only
+	attestNoCommitment                     // never compares signed_record_hash (signed_commitment) with the record's hash (the expected commitment)
+	attestNoSignature                      // compares the commitment only, for both kinds of attestation
 	attestIgnoreKey                        // verifies under the published test key, whatever key it is given
 )
 
@@ -97,9 +99,9 @@ var Modes = []Mode{
 	{Name: "record-hash-blanked", Doc: "blanks record_hash to \"\" before hashing instead of removing it", record: recordBlankHash},
 	{Name: "drop-extensions", Doc: "drops namespaced members it does not model (acme:relay) before hashing a record, as a typed re-serialisation would", record: recordDropForeign},
 	{Name: "attest-bare-digest", Doc: "signs and verifies record attestations over the bare digest, without the domain tag", attest: attestBareDigest},
-	{Name: "signature-first", Doc: "verifies an attestation's signature before comparing its signed_record_hash with the record", attest: attestSignatureFirst},
-	{Name: "no-commitment", Doc: "verifies an attestation's signature but never compares signed_record_hash with the record", attest: attestNoCommitment},
-	{Name: "no-signature", Doc: "compares an attestation's commitment but never verifies its signature", attest: attestNoSignature},
+	{Name: "signature-first", Doc: "verifies an attestation's signature before comparing its commitment (signed_record_hash with the record, signed_commitment with the expected one)", attest: attestSignatureFirst},
+	{Name: "no-commitment", Doc: "verifies an attestation's signature but never compares its commitment (signed_record_hash with the record, signed_commitment with the expected one)", attest: attestNoCommitment},
+	{Name: "no-signature", Doc: "compares a record or provenance attestation's commitment but never verifies its signature", attest: attestNoSignature},
 	{Name: "ignore-key", Doc: "verifies attestations under the published test key, whatever public_key it is given", attest: attestIgnoreKey},
 	{Name: "range-lenient-numbers", Doc: "parses line numbers leniently, accepting L01 and L+1, as the older verify.rs did", ranges: rangeLenientNumbers},
 	{Name: "range-whole-fallback", Doc: "digests the whole resource when a range is not in the grammar", ranges: rangeWholeFallback},
@@ -109,6 +111,30 @@ var Modes = []Mode{
 	{Name: "range-strip-lf", Doc: "drops the LF that ends the range's last line, as lines().join(\"\\n\") does", ranges: rangeStripLF},
 	{Name: "no-range-unverifiable", Doc: "treats an absent range as unrecognised instead of the whole resource", ranges: rangeNoRangeUnverifiable},
 	{Name: "range-slice-empty", Doc: "digests the empty bytes for an inverted or past-the-end range, as slice semantics give", ranges: rangeSliceEmpty},
+	{Name: "utf16-link-lengths", Doc: "counts the length prefixes of the attestation encoding in UTF-16 code units (JavaScript's String length), not UTF-8 bytes", prov: provRules{link: linkUTF16}},
+	{Name: "codepoint-link-lengths", Doc: "counts the length prefixes of the attestation encoding in code points (Python's len), not UTF-8 bytes", prov: provRules{link: linkCodePoints}},
+	{Name: "empty-as-absent", Doc: "encodes a link member that is \"\" as absent (00), as a truthiness test does", prov: provRules{link: linkEmptyAsAbsent}},
+	{Name: "absent-as-empty", Doc: "encodes an absent link member as \"\" (01 00000000), as plain string fields do", prov: provRules{link: linkAbsentAsEmpty}},
+	{Name: "chain-folded-reverse", Doc: "folds the provenance chain from its last link to its first", prov: provRules{chain: chainReverse}},
+	{Name: "chain-zero-genesis", Doc: "folds the provenance chain from 32 zero bytes instead of the genesis hash", prov: provRules{chain: chainZeroGenesis}},
+	{Name: "commitment-without-digest-flag", Doc: "writes content_digest into the frame commitment without its presence byte (nothing when absent)", prov: provRules{commit: commitNoDigestFlag}},
+	{Name: "commitment-binds-content", Doc: "binds the frame's content into its commitment too", prov: provRules{commit: commitBindsContent}},
+	{Name: "merkle-duplicate-last", Doc: "pads odd levels of the Merkle tree with their last node (Bitcoin's shortcut) instead of splitting at the largest power of two", prov: provRules{merkle: merkleDupLast}},
+	{Name: "merkle-no-prefix", Doc: "hashes Merkle leaves and nodes without the 00 and 01 prefixes", prov: provRules{merkle: merkleNoPrefix}},
+	{Name: "merkle-rfc6962-empty", Doc: "gives the empty tree RFC 6962's root, SHA-256 of nothing, instead of the merkle-empty tag's hash", prov: provRules{merkle: merkleRFCEmpty}},
+	{Name: "result-arrival-order", Doc: "takes a result's root over its frames in arrival order, not canonical FrameId order", prov: provRules{order: orderArrival}},
+	{Name: "utf16-frame-order", Doc: "orders frame ids by UTF-16 code units (JavaScript's <), not UTF-8 bytes", prov: provRules{order: orderUTF16}},
+	{Name: "proof-root-first", Doc: "lists an inclusion proof's path from the root down instead of from the leaf up", prov: provRules{proof: proofRootFirst}},
+	{Name: "proof-ignores-sides", Doc: "replays an inclusion proof with the sides leaf_index implies, ignoring sibling_is_left", prov: provRules{proof: proofIgnoreSides}},
+	{Name: "proof-follows-flags", Doc: "replays an inclusion proof by sibling_is_left alone, never checking it against leaf_index and leaf_count", prov: provRules{proof: proofFollowFlags}},
+	{Name: "signs-prefixed", Doc: "signs and verifies provenance attestations over the frame domain tag and the 32 bytes, not the bare 32 bytes", prov: provRules{verdict: verdictSigned}},
+	{Name: "lenient-ed25519", Doc: "accepts small-order and non-canonical public keys and R, as crypto/ed25519 and OpenSSL do", prov: provRules{verdict: verdictLenient}},
+	{Name: "coarse-verdicts", Doc: "answers only Valid, CommitmentMismatch and BadSignature: a malformed key, signature or algorithm is BadSignature, a malformed commitment a mismatch", prov: provRules{verdict: verdictCoarse}},
+	{Name: "drop-dot-zero", Doc: "writes an integral f32 as 1, not 1.0, as encoding/json and JSON.stringify do", envelope: envelopeDropDotZero},
+	{Name: "sort-members", Doc: "writes an envelope's members sorted by name instead of in the types' declaration order", envelope: envelopeSortMembers},
+	{Name: "f32-as-f64", Doc: "widens an f32 to f64 before writing it: 0.1 as 0.10000000149011612", envelope: envelopeF32AsF64},
+	{Name: "null-absent", Doc: "writes an envelope's absent optional members as null, as a flattened envelope without skip-if-none does", envelope: envelopeNullAbsent},
+	{Name: "generic-json", Doc: "re-serialises an envelope as generic JSON: source member order, number spellings and unknown members kept", envelope: envelopeGenericJSON},
 }
 
 // Handler is the built-in adapter: protocols/cgp, honest or in one of the
@@ -133,7 +159,8 @@ func (h *Handler) Hello() adapter.Hello {
 	if h.mode.Name != "" {
 		name += "+" + h.mode.Name
 	}
-	return adapter.Hello{Name: name, Version: Version, Ops: []string{OpNormalizeFrame, OpNormalizeQuery, OpCanonicalize, OpDigest, OpCheckFrame, OpRecordHash, OpSignRecordAttestation, OpVerifyRecordAttestation, OpRangeDigest}, Concurrency: 8}
+	return adapter.Hello{Name: name, Version: Version, Ops: []string{OpNormalizeFrame, OpNormalizeQuery, OpCanonicalize, OpDigest, OpCheckFrame, OpRecordHash, OpSignRecordAttestation, OpVerifyRecordAttestation, OpRangeDigest,
+		OpEncodeLink, OpChainHead, OpFrameCommitment, OpMerkleRoot, OpResultRoot, OpInclusionProof, OpVerifyInclusion, OpSignCommitment, OpVerifyAttestation, OpRoundTripEnvelope}, Concurrency: 8}
 }
 
 func badArgs(msg string) *adapter.Error { return &adapter.Error{Code: "bad_args", Message: msg} }
@@ -143,6 +170,12 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 	a, err := canon.Parse(args, canon.ReadOptions{})
 	if err != nil || a.Kind != canon.Object {
 		return nil, badArgs("args must be a JSON object")
+	}
+	if out, aerr, ok := h.handleProvenance(op, a); ok {
+		return out, aerr
+	}
+	if op == OpRoundTripEnvelope {
+		return h.roundTripEnvelope(a)
 	}
 	arg := a.Lookup
 	switch op {

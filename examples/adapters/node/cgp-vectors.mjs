@@ -5,7 +5,10 @@
 // ContextQuery with their allow-lists, the normalisation that materialises
 // omitted arrays, RFC 8785 canonicalisation, the sha256: digest of the
 // canonical text, and frame-validity rule F3 (citation_label present and not
-// blank).
+// blank), lifecycle record hashes and attestations, provenance line ranges,
+// frame provenance attestation (the link encoding, chain heads, frame
+// commitments, RFC 6962 roots and proofs, Ed25519 with a strict key check)
+// and the reference envelopes' exact serialisation.
 //
 // referee starts it as a child process and speaks NDJSON over its stdio:
 //
@@ -33,6 +36,19 @@
 //                                        "signature_invalid" | "malformed"}
 //   rangeDigest    {resource, range?} -> ok: {bytes, digest} of the lines the range
 //                                       addresses, or {unverifiable: reason}
+//   encodeLink     {link}            -> ok: the link's attestation encoding, hex
+//   chainHead      {links}           -> ok: "sha256:..." the chain's head
+//   frameCommitment {provider_id, frame} -> ok: "sha256:..." the frame's commitment
+//   merkleRoot     {leaves}          -> ok: "sha256:..." the RFC 6962 root, leaves as given
+//   resultRoot     {provider_id, frames} -> ok: the root over the frames' commitments
+//                                       in canonical FrameId order
+//   inclusionProof {leaves, index}   -> ok: {leaf_index, leaf_count, path}
+//   verifyInclusion {leaf, proof, root} -> ok: {valid: true} or {valid: false, message}
+//   signCommitment {seed, commitment} -> ok: hex Ed25519 signature of the 32 raw bytes
+//   verifyAttestation {attestation, expected_commitment, public_key} -> ok: the
+//                                       verdict's name ("Valid", "MalformedKey", ...)
+//   roundTripEnvelope {line}         -> ok: the envelope written again as the
+//                                       reference serializer (serde_json) writes it
 //
 // Request lines are read with the parser below, not JSON.parse: the strict
 // parse must report the first unknown member in source order, and JSON.parse
@@ -47,7 +63,11 @@ const SUITE = "cgp-vectors";
 const HELLO = {
   name: "cgp-vectors-node",
   version: "1.0.0",
-  ops: ["normalizeFrame", "normalizeQuery", "canonicalize", "digest", "checkFrame", "recordHash", "signRecordAttestation", "verifyRecordAttestation", "rangeDigest"],
+  ops: [
+    "normalizeFrame", "normalizeQuery", "canonicalize", "digest", "checkFrame", "recordHash", "signRecordAttestation",
+    "verifyRecordAttestation", "rangeDigest", "encodeLink", "chainHead", "frameCommitment", "merkleRoot", "resultRoot",
+    "inclusionProof", "verifyInclusion", "signCommitment", "verifyAttestation", "roundTripEnvelope",
+  ],
   concurrency: 1,
 };
 
@@ -427,6 +447,337 @@ function rangeBytes(resource, range) {
   return Buffer.concat(lines.slice(Number(start) - 1, Number(end)));
 }
 
+/* ------------------------------------------------------------------ */
+/* frame provenance attestation (SPEC 6.5)                             */
+/* ------------------------------------------------------------------ */
+
+const TAG_GENESIS = Buffer.from("contextgraph/attest/1/genesis", "utf8");
+const TAG_LINK = Buffer.from("contextgraph/attest/1/link", "utf8");
+const TAG_FRAME = Buffer.from("contextgraph/attest/1/frame", "utf8");
+const TAG_MERKLE_EMPTY = Buffer.from("contextgraph/attest/1/merkle-empty", "utf8");
+const LINK_OPTIONALS = ["uri", "range", "digest", "method", "by"];
+
+const sha256 = (...parts) => createHash("sha256").update(Buffer.concat(parts)).digest();
+const hashText = (h) => "sha256:" + h.toString("hex");
+
+// parseHash reads "sha256:" and 64 lowercase hex digits as 32 bytes.
+function parseHash(v, where) {
+  const m = typeof v === "string" ? /^sha256:([0-9a-f]{64})$/.exec(v) : null;
+  if (!m) throw new Reject("bad_args", `${where} must be sha256: and 64 lowercase hex digits`);
+  return Buffer.from(m[1], "hex");
+}
+
+// encStr is u32be(UTF-8 byte length) and the UTF-8 bytes. The length is of
+// the bytes: s.length counts UTF-16 code units, which differs beyond ASCII.
+function encStr(s) {
+  const b = Buffer.from(s, "utf8");
+  const n = Buffer.alloc(4);
+  n.writeUInt32BE(b.length);
+  return Buffer.concat([n, b]);
+}
+
+// encOpt is 00 for an absent value and 01 then encStr for a present one,
+// "" included: absent and empty are different (never test truthiness).
+const encOpt = (s) => (s === undefined ? Buffer.from([0]) : Buffer.concat([Buffer.from([1]), encStr(s)]));
+
+// readLink reads a provenance link; an absent or null member is None.
+function readLink(v, where) {
+  if (!isObject(v) || typeof v.get("type") !== "string") throw new Reject("bad_args", `${where} must be a link with a string type`);
+  const link = { type: v.get("type") };
+  for (const k of LINK_OPTIONALS) {
+    const x = v.get(k);
+    if (x === undefined || x === null) continue;
+    if (typeof x !== "string") throw new Reject("bad_args", `${where}.${k} must be a string`);
+    link[k] = x;
+  }
+  return link;
+}
+
+function readLinks(v, where) {
+  if (!Array.isArray(v)) throw new Reject("bad_args", `${where} must be an array of links`);
+  return v.map((l, i) => readLink(l, `${where}[${i}]`));
+}
+
+const encodeLink = (l) => Buffer.concat([encStr(l.type), ...LINK_OPTIONALS.map((k) => encOpt(l[k]))]);
+
+// chainHead folds the links, source first, from the genesis hash.
+function chainHead(links) {
+  let h = sha256(TAG_GENESIS);
+  for (const l of links) h = sha256(TAG_LINK, h, encodeLink(l));
+  return h;
+}
+
+// readFrame reads what of a frame enters its commitment: id, content_digest
+// and provenance. Any other member is ignored.
+function readFrame(v, where) {
+  if (!isObject(v) || typeof v.get("id") !== "string") throw new Reject("bad_args", `${where} must be a frame with a string id`);
+  const digest = v.get("content_digest");
+  if (digest !== undefined && digest !== null && typeof digest !== "string") throw new Reject("bad_args", `${where}.content_digest must be a string`);
+  const prov = v.get("provenance");
+  return {
+    id: v.get("id"),
+    contentDigest: digest === null ? undefined : digest,
+    provenance: prov === undefined || prov === null ? [] : readLinks(prov, `${where}.provenance`),
+  };
+}
+
+const frameCommitment = (providerID, f) =>
+  sha256(TAG_FRAME, encStr(providerID), encStr(f.id), encOpt(f.contentDigest), chainHead(f.provenance));
+
+// The RFC 6962 tree: leaf = SHA-256(00 || c), node = SHA-256(01 || l || r),
+// split at the largest power of two below n; the empty tree has its own tag.
+const leafHash = (c) => sha256(Buffer.from([0]), c);
+const nodeHash = (l, r) => sha256(Buffer.from([1]), l, r);
+function splitPoint(n) {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+function subtree(leaves) {
+  if (leaves.length === 1) return leafHash(leaves[0]);
+  const k = splitPoint(leaves.length);
+  return nodeHash(subtree(leaves.slice(0, k)), subtree(leaves.slice(k)));
+}
+const merkleRoot = (leaves) => (leaves.length === 0 ? sha256(TAG_MERKLE_EMPTY) : subtree(leaves));
+
+// prove returns the audit path of leaves[index], the sibling nearest the leaf first.
+function prove(leaves, index) {
+  const path = [];
+  const walk = (ls, i) => {
+    if (ls.length === 1) return;
+    const k = splitPoint(ls.length);
+    if (i < k) {
+      walk(ls.slice(0, k), i);
+      path.push({ sibling: hashText(subtree(ls.slice(k))), sibling_is_left: false });
+    } else {
+      walk(ls.slice(k), i - k);
+      path.push({ sibling: hashText(subtree(ls.slice(0, k))), sibling_is_left: true });
+    }
+  };
+  walk(leaves, index);
+  return { leaf_index: index, leaf_count: leaves.length, path };
+}
+
+// proofLeadsTo replays a proof. The sides it takes must be the ones
+// leaf_index and leaf_count imply: a flipped sibling_is_left, or a
+// leaf_index the path does not fit, is refused even if the hashes meet.
+function proofLeadsTo(leaf, proof, root) {
+  if (!isObject(proof)) return false;
+  const index = proof.get("leaf_index");
+  const count = proof.get("leaf_count");
+  const path = proof.get("path");
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(count) || index < 0 || index >= count || !Array.isArray(path)) return false;
+  const sides = [];
+  for (let i = index, n = count; n > 1; ) {
+    const k = splitPoint(n);
+    if (i < k) {
+      sides.push(false);
+      n = k;
+    } else {
+      sides.push(true);
+      i -= k;
+      n -= k;
+    }
+  }
+  sides.reverse();
+  if (sides.length !== path.length) return false;
+  let h = leafHash(leaf);
+  for (let i = 0; i < path.length; i++) {
+    const step = path[i];
+    if (!isObject(step) || step.get("sibling_is_left") !== sides[i]) return false;
+    const m = typeof step.get("sibling") === "string" ? /^sha256:([0-9a-f]{64})$/.exec(step.get("sibling")) : null;
+    if (!m) return false;
+    const sib = Buffer.from(m[1], "hex");
+    h = sides[i] ? nodeHash(sib, h) : nodeHash(h, sib);
+  }
+  return h.equals(root);
+}
+
+// compareFrameIds is the canonical FrameId order: frame id, then
+// content_digest with absent first (the provider is the same for all).
+// Strings compare by UTF-8 bytes, as Rust's String does; JavaScript's < and
+// localeCompare compare UTF-16 code units, which puts U+1F600 before U+FF61.
+function compareFrameIds(a, b) {
+  const byBytes = (x, y) => Buffer.compare(Buffer.from(x, "utf8"), Buffer.from(y, "utf8"));
+  const c = byBytes(a.id, b.id);
+  if (c !== 0) return c;
+  if (a.contentDigest === undefined || b.contentDigest === undefined) {
+    return (a.contentDigest === undefined ? 0 : 1) - (b.contentDigest === undefined ? 0 : 1);
+  }
+  return byBytes(a.contentDigest, b.contentDigest);
+}
+
+function hashesArg(v, where) {
+  if (!Array.isArray(v)) throw new Reject("bad_args", `${where} must be an array of sha256: strings`);
+  return v.map((h, i) => parseHash(h, `${where}[${i}]`));
+}
+
+const privateKey = (seed) => createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: "der", type: "pkcs8" });
+
+// verifyProvenance checks an attestation against the commitment the
+// verifier computed itself, in the reference's order, and names the verdict.
+function verifyProvenance(att, expected, publicKey) {
+  const field = (k) => (isObject(att) && typeof att.get(k) === "string" ? att.get(k) : "");
+  if (field("algorithm") !== "ed25519") return "UnknownAlgorithm";
+  if (typeof publicKey !== "string" || !/^[0-9a-f]{64}$/.test(publicKey)) return "MalformedKey";
+  const key = Buffer.from(publicKey, "hex");
+  // Node's OpenSSL accepts small-order and non-canonical keys; refuse them
+  // explicitly, as a strict verifier (verify_strict) does.
+  if (weakPoint(key)) return "MalformedKey";
+  const m = /^sha256:([0-9a-f]{64})$/.exec(field("signed_commitment"));
+  if (!m) return "MalformedCommitment";
+  const signed = Buffer.from(m[1], "hex");
+  if (!signed.equals(expected)) return "CommitmentMismatch";
+  const sig = field("signature");
+  if (!/^[0-9a-f]{128}$/.test(sig)) return "MalformedSignature";
+  if (weakPoint(Buffer.from(sig.slice(0, 64), "hex"))) return "BadSignature";
+  const spki = createPublicKey({ key: Buffer.concat([SPKI_ED25519, key]), format: "der", type: "spki" });
+  return verify(null, signed, spki, Buffer.from(sig, "hex")) ? "Valid" : "BadSignature";
+}
+
+/* ------------------------------------------------------------------ */
+/* the reference envelopes: serde_json's output, byte for byte         */
+/* ------------------------------------------------------------------ */
+
+// formatF32 writes a number read into an f32 as serde_json (ryu's format32)
+// does: the shortest digits that read back as the same f32 (of those, the
+// nearest, ties to even), ".0" on integral values below 1e13, plain
+// decimals down to 1e-6, exponent form (1e13, 1.5e-7) beyond. String(x)
+// would write the f64 digits of the widened value (0.10000000149011612) and
+// 1 for 1.0; toExponential rounds ties up, where ryu rounds them to even
+// (186839.125 is 186839.12).
+function formatF32(x) {
+  const f = Math.fround(x);
+  if (!Number.isFinite(f)) return "null";
+  if (f === 0) return Object.is(f, -0) ? "-0.0" : "0.0";
+  const sign = f < 0 ? "-" : "";
+  const a = Math.abs(f);
+  // The exact decimal digits of a (an f32 is exactly a double): 101 of them
+  // cover every digit that can decide a tie below ten digits.
+  const [m0, e0] = a.toExponential(100).split("e");
+  const exact = m0.replace(".", "");
+  let digits = "";
+  let e = 0;
+  for (let p = 1; p <= 9; p++) {
+    let d = exact.slice(0, p);
+    e = Number(e0);
+    const rest = exact.slice(p);
+    const up = rest[0] > "5" || (rest[0] === "5" && (/[1-9]/.test(rest.slice(1)) || Number(d[p - 1]) % 2 === 1));
+    if (up) {
+      d = (BigInt(d) + 1n).toString();
+      if (d.length > p) {
+        d = d.slice(0, p);
+        e++;
+      }
+    }
+    if (Math.fround(Number(`${d[0]}.${d.slice(1)}e${e}`)) === a) {
+      digits = d.replace(/(?<=.)0+$/, "");
+      break;
+    }
+  }
+  const n = digits.length;
+  const kk = e + 1; // 10^(kk-1) <= a < 10^kk
+  const k = kk - n;
+  if (k >= 0 && kk <= 13) return sign + digits + "0".repeat(k) + ".0";
+  if (kk > 0 && kk <= 13) return sign + digits.slice(0, kk) + "." + digits.slice(kk);
+  if (kk > -6 && kk <= 0) return sign + "0." + "0".repeat(-kk) + digits;
+  if (n === 1) return sign + digits + "e" + (kk - 1);
+  return sign + digits[0] + "." + digits.slice(1) + "e" + (kk - 1);
+}
+
+// The wire types, members in declaration order (the order serde writes).
+// req: always written; opt: an Option, omitted when absent or null; skip: a
+// Vec omitted when absent or empty.
+const list = (of) => ({ list: of });
+const WIRE = {
+  Envelope: [["type", "str", "req"], ["id", "str", "opt"], ["protocol_version", "str", "opt"], ["provider", "ProviderInfo", "opt"],
+    ["capabilities", "Capabilities", "opt"], ["attester_keys", list("AttesterKey"), "skip"], ["query", "ContextQuery", "opt"],
+    ["result", "ContextQueryResult", "opt"], ["request", "VerifyRequest", "opt"], ["response", "VerifyResponse", "opt"],
+    ["code", "str", "opt"], ["message", "str", "opt"]],
+  ProviderInfo: [["name", "str", "req"], ["version", "str", "req"], ["data_flow", "DataFlow", "req"]],
+  DataFlow: [["reads", "bool", "req"], ["writes", "bool", "req"], ["egress", "bool", "req"], ["egress_scopes", list("str"), "skip"]],
+  Capabilities: [["query", "QueryCapability", "req"], ["correlation", "bool", "req"], ["graph", "bool", "req"],
+    ["embeddings_fingerprint", "str", "opt"], ["verify", "bool", "req"], ["representations", list("str"), "skip"], ["resolve", "bool", "req"]],
+  QueryCapability: [["kinds", list("str"), "req"]],
+  AttesterKey: [["key_id", "str", "req"], ["algorithm", "str", "req"], ["public_key", "str", "req"]],
+  ContextQuery: [["goal", "str", "req"], ["query_text", "str", "opt"], ["embedding", list("f32"), "skip"], ["kinds", list("str"), "skip"],
+    ["anchors", list("str"), "skip"], ["max_frames", "u32", "req"], ["max_tokens", "u32", "req"], ["as_of", "str", "opt"],
+    ["representation_preferences", list("str"), "skip"]],
+  ContextQueryResult: [["frames", list("ContextFrame"), "req"], ["truncated", "bool", "req"], ["dropped_estimate", "u32", "opt"],
+    ["frame_attestations", list("FrameAttestation"), "skip"], ["result_attestation", "ProvenanceAttestation", "opt"]],
+  ContextFrame: [["id", "str", "req"], ["kind", "str", "req"], ["title", "str", "req"], ["content", "str", "opt"],
+    ["content_digest", "str", "opt"], ["uri", "str", "opt"], ["representation", "str", "opt"], ["content_fidelity", "str", "opt"],
+    ["canonical_content_hash", "str", "opt"], ["content_ref", "ContentRef", "opt"], ["transform", "Transform", "opt"],
+    ["minimum_content_fidelity", "str", "opt"], ["inline_content_requirement", "str", "opt"], ["score", "f32", "req"],
+    ["token_cost", "u32", "req"], ["canonical_token_cost", "u32", "opt"], ["tokenizer_ref", "str", "opt"], ["valid_from", "str", "opt"],
+    ["valid_to", "str", "opt"], ["recorded_at", "str", "opt"], ["provenance", list("Link"), "skip"], ["citation_label", "str", "opt"],
+    ["embedding", "Embedding", "opt"], ["relations", list("Relation"), "skip"]],
+  Link: [["type", "str", "req"], ["uri", "str", "opt"], ["range", "str", "opt"], ["digest", "str", "opt"], ["method", "str", "opt"], ["by", "str", "opt"]],
+  ContentRef: [["provider_id", "str", "req"], ["uri", "str", "req"], ["expires_at", "str", "opt"]],
+  Transform: [["method", "str", "req"], ["implementation", "str", "req"], ["version", "str", "req"]],
+  Embedding: [["fingerprint", "str", "req"], ["vector", list("f32"), "skip"]],
+  Relation: [["rel", "str", "req"], ["target_uri", "str", "req"], ["display_name", "str", "opt"]],
+  FrameId: [["provider_id", "str", "req"], ["frame_id", "str", "req"], ["content_digest", "str", "opt"]],
+  VerifyRequest: [["frames", list("FrameId"), "req"]],
+  VerifyResponse: [["verdicts", list("FrameVerdict"), "req"]],
+  FrameVerdict: [["frame", "FrameId", "req"], ["status", "str", "req"], ["replacement_digest", "str", "opt"]],
+  FrameAttestation: [["frame", "FrameId", "req"], ["attestation", "ProvenanceAttestation", "opt"], ["inclusion_proof", "InclusionProof", "opt"]],
+  ProvenanceAttestation: [["signed_commitment", "str", "req"], ["key_id", "str", "req"], ["algorithm", "str", "req"],
+    ["attester_id", "str", "req"], ["signature", "str", "req"], ["issued_at", "str", "req"]],
+  InclusionProof: [["leaf_index", "u64", "req"], ["leaf_count", "u64", "req"], ["path", list("ProofStep"), "req"]],
+  ProofStep: [["sibling", "str", "req"], ["sibling_is_left", "bool", "req"]],
+};
+
+// writeWire writes v as the wire type t; members the type does not have
+// are dropped (a receiver ignores them, U1).
+function writeWire(t, v, path) {
+  const wrong = (want) => new Reject("invalid_envelope", `${path} is ${typeName(v)}, not ${want}`);
+  if (t.list !== undefined) {
+    if (!Array.isArray(v)) throw wrong("an array");
+    return "[" + v.map((x, i) => writeWire(t.list, x, `${path}[${i}]`)).join(",") + "]";
+  }
+  switch (t) {
+    case "str":
+      if (typeof v !== "string") throw wrong("a string");
+      return JSON.stringify(v);
+    case "bool":
+      if (typeof v !== "boolean") throw wrong("a boolean");
+      return String(v);
+    case "u32":
+    case "u64":
+      if (!Number.isSafeInteger(v) || v < 0 || (t === "u32" && v > 0xffffffff)) throw wrong(`a ${t}`);
+      return String(v);
+    case "f32":
+      if (typeof v !== "number") throw wrong("a number");
+      return formatF32(v);
+  }
+  if (!isObject(v)) throw wrong("an object");
+  const out = [];
+  for (const [name, type, presence] of WIRE[t]) {
+    const x = v.get(name);
+    if (x === undefined || x === null) {
+      if (presence === "req") throw new Reject("invalid_envelope", `${path}.${name} is missing`);
+      continue;
+    }
+    if (presence === "skip" && Array.isArray(x) && x.length === 0) continue;
+    out.push(JSON.stringify(name) + ":" + writeWire(type, x, `${path}.${name}`));
+  }
+  return "{" + out.join(",") + "}";
+}
+
+const ENVELOPE_TYPES = new Set(["handshake", "handshake_ack", "query", "frames", "verify", "verified", "shutdown", "error"]);
+
+function roundTripEnvelope(line) {
+  let v;
+  try {
+    v = parseJSON(line);
+  } catch (e) {
+    throw new Reject("invalid_envelope", `not JSON: ${e.message}`);
+  }
+  if (!isObject(v) || !ENVELOPE_TYPES.has(v.get("type"))) throw new Reject("invalid_envelope", "not an envelope of a known type");
+  return writeWire("Envelope", v, "envelope");
+}
+
 // handle answers one request; it returns the reply's ok member as JSON text.
 function handle(op, args) {
   switch (op) {
@@ -460,8 +811,7 @@ function handle(op, args) {
     }
     case "signRecordAttestation": {
       const seed = hexArg(args, "seed", 32);
-      const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: "der", type: "pkcs8" });
-      return JSON.stringify(sign(null, attestationMessage(arg(args, "signed_record_hash")), key).toString("hex"));
+      return JSON.stringify(sign(null, attestationMessage(arg(args, "signed_record_hash")), privateKey(seed)).toString("hex"));
     }
     case "verifyRecordAttestation":
       return JSON.stringify(verifyAttestation(arg(args, "record"), arg(args, "attestation"), hexArg(args, "public_key", 32)));
@@ -474,6 +824,45 @@ function handle(op, args) {
       const out = rangeBytes(Buffer.from(resource, "utf8"), range);
       if (typeof out === "string") return JSON.stringify({ unverifiable: out });
       return JSON.stringify({ bytes: out.toString("utf8"), digest: "sha256:" + createHash("sha256").update(out).digest("hex") });
+    }
+    case "encodeLink":
+      return JSON.stringify(encodeLink(readLink(arg(args, "link"), "args.link")).toString("hex"));
+    case "chainHead":
+      return JSON.stringify(hashText(chainHead(readLinks(arg(args, "links"), "args.links"))));
+    case "frameCommitment": {
+      const provider = arg(args, "provider_id");
+      if (typeof provider !== "string") throw new Reject("bad_args", "args.provider_id must be a string");
+      return JSON.stringify(hashText(frameCommitment(provider, readFrame(arg(args, "frame"), "args.frame"))));
+    }
+    case "merkleRoot":
+      return JSON.stringify(hashText(merkleRoot(hashesArg(arg(args, "leaves"), "args.leaves"))));
+    case "resultRoot": {
+      const provider = arg(args, "provider_id");
+      const frames = arg(args, "frames");
+      if (typeof provider !== "string" || !Array.isArray(frames)) throw new Reject("bad_args", "args needs provider_id (a string) and frames (an array)");
+      const sorted = frames.map((f, i) => readFrame(f, `args.frames[${i}]`)).sort(compareFrameIds);
+      return JSON.stringify(hashText(merkleRoot(sorted.map((f) => frameCommitment(provider, f)))));
+    }
+    case "inclusionProof": {
+      const leaves = hashesArg(arg(args, "leaves"), "args.leaves");
+      const index = arg(args, "index");
+      if (!Number.isSafeInteger(index) || index < 0 || index >= leaves.length) throw new Reject("bad_args", "args.index must be the index of one of args.leaves");
+      return JSON.stringify(prove(leaves, index));
+    }
+    case "verifyInclusion": {
+      const ok = proofLeadsTo(parseHash(arg(args, "leaf"), "args.leaf"), arg(args, "proof"), parseHash(arg(args, "root"), "args.root"));
+      return JSON.stringify(ok ? { valid: true } : { valid: false, message: "the proof does not fit its leaf_index and leaf_count or does not lead to the root" });
+    }
+    case "signCommitment": {
+      const seed = hexArg(args, "seed", 32);
+      return JSON.stringify(sign(null, parseHash(arg(args, "commitment"), "args.commitment"), privateKey(seed)).toString("hex"));
+    }
+    case "verifyAttestation":
+      return JSON.stringify(verifyProvenance(arg(args, "attestation"), parseHash(arg(args, "expected_commitment"), "args.expected_commitment"), arg(args, "public_key")));
+    case "roundTripEnvelope": {
+      const line = arg(args, "line");
+      if (typeof line !== "string") throw new Reject("bad_args", "args.line must be a string");
+      return JSON.stringify(roundTripEnvelope(line));
     }
     default:
       throw new Reject("unknown_op", `unknown op ${JSON.stringify(op)}`);
