@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
+
+	"github.com/refereehq/referee/canon"
 )
 
 // The wire protocol (SPEC §2–§9): one JSON object per message, an envelope
@@ -252,6 +255,15 @@ const MaxLine = 16 << 20
 // object with a string type; unknown members are ignored.
 func DecodeEnvelope(data []byte) (*Envelope, error) {
 	data = bytes.TrimRight(data, "\r\n")
+	// encoding/json would take duplicate members (last wins), invalid UTF-8
+	// and member names in any case; the reference reader (serde) refuses them.
+	v, err := canon.Parse(data, canon.ReadOptions{MaxDepth: 128})
+	if err != nil {
+		return nil, fmt.Errorf("not one JSON text: %v", err)
+	}
+	if err := caseExact(v, ""); err != nil {
+		return nil, err
+	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, fmt.Errorf("not a JSON object: %v", err)
@@ -267,6 +279,49 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 		return nil, fmt.Errorf("%s envelope: %v", typ, err)
 	}
 	return &env, nil
+}
+
+// wireNames are the member names the envelope types read.
+var wireNames = func() map[string]string {
+	m := map[string]string{}
+	for _, t := range []reflect.Type{
+		reflect.TypeFor[Envelope](), reflect.TypeFor[ProviderInfo](), reflect.TypeFor[DataFlow](),
+		reflect.TypeFor[Capabilities](), reflect.TypeFor[QueryCapability](), reflect.TypeFor[AttesterKey](),
+		reflect.TypeFor[ContextQuery](), reflect.TypeFor[ContextQueryResult](), reflect.TypeFor[ContextFrame](),
+		reflect.TypeFor[Link](), reflect.TypeFor[ContentRef](), reflect.TypeFor[Transform](), reflect.TypeFor[Embedding](),
+		reflect.TypeFor[Relation](), reflect.TypeFor[FrameID](), reflect.TypeFor[VerifyRequest](),
+		reflect.TypeFor[VerifyResponse](), reflect.TypeFor[FrameVerdict](), reflect.TypeFor[FrameAttestation](),
+		reflect.TypeFor[ProvenanceAttestation](), reflect.TypeFor[InclusionProof](), reflect.TypeFor[ProofStep](),
+	} {
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			m[strings.ToLower(name)] = name
+		}
+	}
+	return m
+}()
+
+// caseExact refuses a member whose name matches a wire member only when
+// case is ignored ("Score" for "score"), which encoding/json would accept.
+func caseExact(v canon.Value, path string) error {
+	switch v.Kind {
+	case canon.Object:
+		for _, m := range v.Members {
+			if want, ok := wireNames[strings.ToLower(m.Key)]; ok && want != m.Key {
+				return fmt.Errorf("member %s%q is not %q: member names are case-sensitive", path, m.Key, want)
+			}
+			if err := caseExact(m.Value, path+m.Key+"."); err != nil {
+				return err
+			}
+		}
+	case canon.Array:
+		for _, e := range v.Elems {
+			if err := caseExact(e, path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Encode writes an envelope as one line of JSON without the newline.

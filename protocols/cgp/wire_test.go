@@ -23,6 +23,10 @@ func TestDecodeEnvelope(t *testing.T) {
 		{`{"protocol_version":"contextgraph/1.0"}`, false, ""},
 		{`[1]`, false, ""},
 		{`this is not valid json {{{`, false, ""},
+		{`{"type":"shutdown","type":"error"}`, false, ""},
+		{`{"Type":"shutdown"}`, false, ""},
+		{`{"type":"frames","result":{"frames":[{"id":"a","kind":"doc","title":"t","Score":0.5,"token_cost":1}],"truncated":false}}`, false, ""},
+		{"{\"type\":\"error\",\"message\":\"\xff\"}", false, ""},
 		{`{"type":"frames","result":{"frames":[{"id":"a","kind":"doc","title":"t","score":"high","token_cost":1}],"truncated":false}}`, false, ""},
 	} {
 		env, err := DecodeEnvelope([]byte(tc.line))
