@@ -313,6 +313,7 @@ func cgpvectorsDef() *suiteDef {
 	for i, m := range cgpvectors.Modes {
 		modes[i] = modeInfo{m.Name, m.Doc}
 	}
+	var vectors string
 	return &suiteDef{
 		name:  cgpvectors.Name,
 		short: "Context Graph fixture profile 1.1.0 and vectors: strict frames and queries, normalisation, RFC 8785, digests, citation_label, line ranges, record hashes, provenance attestation and Merkle proofs, reference envelopes",
@@ -322,8 +323,7 @@ frames and queries (unknown_field with its exact path), the materialisation
 of omitted arrays, RFC 8785 canonical text and the sha256 digest, each stage
 its own check, the citation_label rule of frame validity, the record_hash of
 the 12 lifecycle record fixtures, record attestations under the published
-test key, and the line-range grammar's vectors (all embedded, whatever
---corpus says).
+test key, and the line-range grammar's vectors.
 
 Without --corpus it runs referee's embedded profile; --corpus DIR runs a
 profile directory in the upstream layout (e.g.
@@ -331,16 +331,34 @@ profile directory in the upstream layout (e.g.
 fixture profile's rules. The provenance attestation vectors (link
 encoding, chain heads, frame commitments, RFC 6962 roots and inclusion
 proofs, Ed25519 over the raw 32 bytes, strict-verifier keys) and the 13
-reference envelopes (each re-serialised byte for byte) are embedded too.`,
+reference envelopes (each re-serialised byte for byte) are checked too.
+
+These vector files, whatever --corpus says, are referee's embedded copies of
+upstream's; --vectors DIR reads them from DIR, in upstream's repository
+layout (tests/fixtures/record-hash-vectors.json, record-attestation-key.json
+and the records' <kind>.json; tests/vectors/range-vectors.json and
+attestation-vectors.json; schema/reference-vectors.ndjson). A file DIR lacks
+stays embedded, and the report's corpus says which came from where; a DIR
+with none of them is an error.`,
 		example: `  referee run cgp-vectors
   referee run cgp-vectors --corpus ../shared/corpora/cgp/contextgraph-1.0 -- ./my-adapter
+  referee run cgp-vectors --vectors ../shared/corpora/cgp/_extra/head-00377ab
   referee run cgp-vectors --mode codepoint-order --run 'cgp-vectors/normalization/**'`,
+		flags: func(f *pflag.FlagSet) {
+			f.StringVar(&vectors, "vectors", "", "read the vector files from `DIR`, in upstream's repository layout, instead of the embedded copies")
+		},
 		load: func(dir string) (*check.Suite, error) {
 			c, err := openCorpus(dir, cgpvectors.Embedded)
 			if err != nil {
 				return nil, err
 			}
-			return cgpvectors.Load(c)
+			var o cgpvectors.Options
+			if vectors != "" {
+				if o.Vectors, err = corpus.OpenDir(vectors); err != nil {
+					return nil, fmt.Errorf("--vectors: %w", err)
+				}
+			}
+			return cgpvectors.LoadWith(c, o)
 		},
 		reference: func(mode string) (adapter.Handler, error) {
 			h, err := cgpvectors.Reference(mode)
@@ -350,5 +368,11 @@ reference envelopes (each re-serialised byte for byte) are embedded too.`,
 			return h, nil
 		},
 		modes: modes,
+		reproArgs: func() []string {
+			if vectors != "" {
+				return []string{"--vectors", vectors}
+			}
+			return nil
+		},
 	}
 }

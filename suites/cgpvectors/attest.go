@@ -41,8 +41,13 @@ type AttestationKey struct {
 // itself: the public key derives from the seed, and the signed message is the
 // domain tag and the hash of the record it names.
 func ReadAttestationKey(c *corpus.Corpus, records []Record) (*AttestationKey, error) {
-	where := fmt.Sprintf("corpus %s: %s", c.Name, AttestationKeyFile)
-	v, err := readValue(c, AttestationKeyFile)
+	return readAttestationKey(c, AttestationKeyFile, records)
+}
+
+// readAttestationKey is ReadAttestationKey of the file at path in c.
+func readAttestationKey(c *corpus.Corpus, path string, records []Record) (*AttestationKey, error) {
+	where := fmt.Sprintf("corpus %s: %s", c.Name, path)
+	v, err := readValue(c, path)
 	if err != nil {
 		return nil, err
 	}

@@ -79,13 +79,13 @@ type Corpus struct {
 	Citations []Citation // context-frame.missing-citation.invalid.json, in file order
 	Valid     []Named    // frames that must be valid: the digest frames' sources, compact, reference
 	Vectors   []Vector
-	Records   []Record        // the lifecycle records (embedded, whatever the profile)
-	Key       *AttestationKey // the published record attestation test key (embedded)
-	Ranges    []RangeCase     // the line-range grammar's vectors (embedded)
-	// Provenance is upstream's provenance attestation vectors (embedded).
-	Provenance *ProvenanceVectors
-	// Envelopes is upstream's reference envelopes (embedded, or Options.Envelopes).
-	Envelopes []EnvelopeCase
+	// The vector files, whatever the profile: the embedded copies of
+	// upstream's, each replaced by Options.Vectors's when it has one.
+	Records    []Record           // the lifecycle records
+	Key        *AttestationKey    // the published record attestation test key
+	Ranges     []RangeCase        // the line-range grammar's vectors
+	Provenance *ProvenanceVectors // upstream's provenance attestation vectors
+	Envelopes  []EnvelopeCase     // upstream's reference envelopes
 }
 
 // DigestCase is one digest case: a wire object and its three artifacts.
@@ -337,10 +337,10 @@ func fields(v canon.Value, where string, keys ...string) (map[string]canon.Value
 
 // Options are Load's choices beyond the fixture profile.
 type Options struct {
-	// Envelopes, if not nil, holds the reference-vectors.ndjson to read
-	// instead of the embedded one: upstream's schema/ directory at another
-	// revision, say.
-	Envelopes *corpus.Corpus
+	// Vectors, if not nil, is a directory in upstream's repository layout
+	// (VectorPath) whose vector files replace the embedded copies, file by
+	// file; a file it lacks stays embedded. It must hold at least one.
+	Vectors *corpus.Corpus
 }
 
 // Load builds the suite's checks from a fixture profile.
@@ -352,32 +352,46 @@ func LoadWith(c *corpus.Corpus, o Options) (*check.Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The lifecycle records are not part of a fixture profile: they are
-	// always referee's embedded copy of upstream's.
+	// The vector files are not part of a fixture profile: they are
+	// referee's embedded copies of upstream's, or o.Vectors's.
 	rc, err := Records()
 	if err != nil {
 		return nil, err
 	}
-	if cp.Records, err = ReadRecords(rc); err != nil {
+	vf := &vectorFiles{dir: o.Vectors, embedded: rc, used: map[string]usedFile{}}
+	if cp.Records, err = readRecords(vf.open); err != nil {
 		return nil, err
 	}
-	if cp.Key, err = ReadAttestationKey(rc, cp.Records); err != nil {
+	kc, kp, err := vf.open(AttestationKeyFile)
+	if err != nil {
 		return nil, err
 	}
-	if cp.Ranges, err = ReadRanges(rc); err != nil {
+	if cp.Key, err = readAttestationKey(kc, kp, cp.Records); err != nil {
 		return nil, err
 	}
-	if cp.Provenance, err = ReadProvenance(rc); err != nil {
+	gc, gp, err := vf.open(RangeVectorsFile)
+	if err != nil {
 		return nil, err
 	}
-	name := c.Name
-	ec := rc
-	if o.Envelopes != nil {
-		ec = o.Envelopes
-		name += " + " + ec.Name
-	}
-	if cp.Envelopes, err = ReadEnvelopes(ec); err != nil {
+	if cp.Ranges, err = readRanges(gc, gp); err != nil {
 		return nil, err
 	}
-	return &check.Suite{Name: Name, Version: Version, Corpus: name, CorpusDigest: c.Digest, Checks: cp.Checks()}, nil
+	pc, pp, err := vf.open(ProvenanceVectorsFile)
+	if err != nil {
+		return nil, err
+	}
+	if cp.Provenance, err = readProvenance(pc, pp); err != nil {
+		return nil, err
+	}
+	ec, ep, err := vf.open(EnvelopeVectorsFile)
+	if err != nil {
+		return nil, err
+	}
+	if cp.Envelopes, err = readEnvelopes(ec, ep); err != nil {
+		return nil, err
+	}
+	if o.Vectors != nil && !vf.anyFromDir() {
+		return nil, vf.noneFound(cp.Records)
+	}
+	return &check.Suite{Name: Name, Version: Version, Corpus: vf.describe(c.Name, cp.Records), CorpusDigest: vf.digest(c.Digest), Checks: cp.Checks()}, nil
 }

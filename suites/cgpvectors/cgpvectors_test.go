@@ -251,8 +251,9 @@ func TestNodeAdapter(t *testing.T) {
 			}
 			suites[profile] = s
 		}
-		// The reference envelopes at 00377ab (contextgraph/1.0-draft).
-		ec, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab", "schema"))
+		// The vector files at 00377ab: its reference envelopes
+		// (contextgraph/1.0-draft) and records.
+		ec, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +261,7 @@ func TestNodeAdapter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if suites["envelopes-00377ab"], err = LoadWith(prof, Options{Envelopes: ec}); err != nil {
+		if suites["envelopes-00377ab"], err = LoadWith(prof, Options{Vectors: ec}); err != nil {
 			t.Fatal(err)
 		}
 	}

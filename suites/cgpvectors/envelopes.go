@@ -47,8 +47,13 @@ var envelopeTypes = []string{cgp.TypeHandshake, cgp.TypeHandshakeAck, cgp.TypeQu
 // the Go reference, as is its respelling; anything else is a corpus error
 // naming the line.
 func ReadEnvelopes(c *corpus.Corpus) ([]EnvelopeCase, error) {
-	where := fmt.Sprintf("corpus %s: %s", c.Name, EnvelopeVectorsFile)
-	raw, err := c.ReadFile(EnvelopeVectorsFile)
+	return readEnvelopes(c, EnvelopeVectorsFile)
+}
+
+// readEnvelopes is ReadEnvelopes of the file at path in c.
+func readEnvelopes(c *corpus.Corpus, path string) ([]EnvelopeCase, error) {
+	where := fmt.Sprintf("corpus %s: %s", c.Name, path)
+	raw, err := c.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

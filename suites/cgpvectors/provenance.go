@@ -104,11 +104,16 @@ type Chain struct {
 // every value in it with protocols/cgp; a value the Go reference disagrees
 // with is a corpus error naming its key.
 func ReadProvenance(c *corpus.Corpus) (*ProvenanceVectors, error) {
-	where := fmt.Sprintf("corpus %s: %s", c.Name, ProvenanceVectorsFile)
+	return readProvenance(c, ProvenanceVectorsFile)
+}
+
+// readProvenance is ReadProvenance of the file at path in c.
+func readProvenance(c *corpus.Corpus, path string) (*ProvenanceVectors, error) {
+	where := fmt.Sprintf("corpus %s: %s", c.Name, path)
 	bad := func(key, format string, args ...any) error {
 		return fmt.Errorf("%s: %s: %s", where, key, fmt.Sprintf(format, args...))
 	}
-	v, err := readValue(c, ProvenanceVectorsFile)
+	v, err := readValue(c, path)
 	if err != nil {
 		return nil, err
 	}

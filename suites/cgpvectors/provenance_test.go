@@ -161,10 +161,10 @@ func TestReadEnvelopesErrors(t *testing.T) {
 }
 
 // TestEnvelopesElsewhere runs the envelope checks over upstream's 00377ab
-// reference envelopes (contextgraph/1.0-draft), through LoadWith.
+// reference envelopes (contextgraph/1.0-draft), through LoadWith's Vectors.
 func TestEnvelopesElsewhere(t *testing.T) {
 	dir := sharedtest.Dir(t, "the 00377ab reference envelopes are in ../shared/corpora/cgp/_extra")
-	ec, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab", "schema"))
+	ec, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestEnvelopesElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := LoadWith(prof, Options{Envelopes: ec})
+	s, err := LoadWith(prof, Options{Vectors: ec})
 	if err != nil {
 		t.Fatal(err)
 	}

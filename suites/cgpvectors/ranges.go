@@ -34,9 +34,12 @@ type RangeCase struct {
 // ReadRanges reads range-vectors.json strictly: every case names a known
 // resource, has either bytes and digest (the digest of those bytes) or an
 // unverifiable reason from the file's list.
-func ReadRanges(c *corpus.Corpus) ([]RangeCase, error) {
-	where := fmt.Sprintf("corpus %s: %s", c.Name, RangeVectorsFile)
-	v, err := readValue(c, RangeVectorsFile)
+func ReadRanges(c *corpus.Corpus) ([]RangeCase, error) { return readRanges(c, RangeVectorsFile) }
+
+// readRanges is ReadRanges of the file at path in c.
+func readRanges(c *corpus.Corpus, path string) ([]RangeCase, error) {
+	where := fmt.Sprintf("corpus %s: %s", c.Name, path)
+	v, err := readValue(c, path)
 	if err != nil {
 		return nil, err
 	}

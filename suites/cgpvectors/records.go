@@ -56,21 +56,36 @@ type Record struct {
 // checks that the file agrees with itself and with RFC 8785: each record's
 // stored record_hash, the vector's hash, and the hash of the vector's preimage.
 func ReadRecords(c *corpus.Corpus) ([]Record, error) {
-	v, err := readValue(c, RecordVectorsFile)
+	return readRecords(func(name string) (*corpus.Corpus, string, error) { return c, name, nil })
+}
+
+// opener finds a vector file by its name: the corpus that holds it and its
+// path there.
+type opener func(name string) (*corpus.Corpus, string, error)
+
+// readRecords is ReadRecords with each file, record-hash-vectors.json and
+// every record it names, found by open, so that they may come from
+// different places.
+func readRecords(open opener) ([]Record, error) {
+	c, path, err := open(RecordVectorsFile)
 	if err != nil {
 		return nil, err
 	}
-	f, err := fields(v, fmt.Sprintf("corpus %s: %s", c.Name, RecordVectorsFile), "note", "rule", "vectors")
+	v, err := readValue(c, path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fields(v, fmt.Sprintf("corpus %s: %s", c.Name, path), "note", "rule", "vectors")
 	if err != nil {
 		return nil, err
 	}
 	if f["vectors"].Kind != canon.Array || len(f["vectors"].Elems) == 0 {
-		return nil, fmt.Errorf("corpus %s: %s: vectors is not a non-empty array", c.Name, RecordVectorsFile)
+		return nil, fmt.Errorf("corpus %s: %s: vectors is not a non-empty array", c.Name, path)
 	}
 	var out []Record
 	seen := corpus.Names{}
 	for i, e := range f["vectors"].Elems {
-		where := fmt.Sprintf("corpus %s: %s: vector %d", c.Name, RecordVectorsFile, i)
+		where := fmt.Sprintf("corpus %s: %s: vector %d", c.Name, path, i)
 		g, err := fields(e, where, "jcs_utf8", "record_file", "record_hash")
 		if err != nil {
 			return nil, err
@@ -80,15 +95,24 @@ func ReadRecords(c *corpus.Corpus) ([]Record, error) {
 				return nil, fmt.Errorf("%s: %s is not a string", where, k)
 			}
 		}
-		file := g["record_file"].Str
-		name, ok := strings.CutSuffix(file, ".json")
-		if !ok || strings.ContainsAny(name, "/\\") {
-			return nil, fmt.Errorf("%s: record_file %q is not a .json file beside %s", where, file, RecordVectorsFile)
+		name, ok := strings.CutSuffix(g["record_file"].Str, ".json")
+		if !ok || name == "" || strings.ContainsAny(name, "/\\") {
+			return nil, fmt.Errorf("%s: record_file %q is not a .json file beside %s", where, g["record_file"].Str, RecordVectorsFile)
 		}
 		if err := seen.Add(name); err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		rec, err := readValue(c, file)
+		rc, rpath, err := open(g["record_file"].Str)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		// file names the record in messages; with the corpus when it is
+		// not the vectors' own.
+		file := rpath
+		if rc != c {
+			file = fmt.Sprintf("%s (corpus %s)", rpath, rc.Name)
+		}
+		rec, err := readValue(rc, rpath)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
