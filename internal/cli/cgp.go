@@ -317,8 +317,9 @@ report>}; the human text goes to stderr. It exits as referee run does.`,
 		if dash != 0 {
 			return host.Target{}, usageError("put the provider program after --")
 		}
-		var env []string
+		var env []string // nil: referee's environment
 		if o.clean {
+			env = []string{}
 			for _, k := range []string{"PATH", "HOME", "SystemRoot"} {
 				if v, ok := os.LookupEnv(k); ok {
 					env = append(env, k+"="+v)
@@ -442,14 +443,14 @@ func inspect(ctx context.Context, e *env, o *inspectOptions, t host.Target) erro
 
 func printIdentity(w io.Writer, ack *cgp.Envelope, t host.Target, warn func(a ...any) string) {
 	p, c := ack.Provider, ack.Capabilities
-	fmt.Fprintf(w, "provider %s v%s (%s), %s\n", visibleText(p.Name), visibleText(p.Version), ack.ProtocolVersion, t)
+	fmt.Fprintf(w, "provider %s v%s (%s), %s\n", visibleText(p.Name), visibleText(p.Version), visibleText(ack.ProtocolVersion), t)
 	df := p.DataFlow
-	fmt.Fprintf(w, "data flow: reads=%v writes=%v egress=%v scopes=%v\n", df.Reads, df.Writes, df.Egress, df.EgressScopes)
+	fmt.Fprintf(w, "data flow: reads=%v writes=%v egress=%v scopes=%s\n", df.Reads, df.Writes, df.Egress, visibleText(fmt.Sprint(df.EgressScopes)))
 	if df.Egress || !t.IsStdio() {
 		fmt.Fprintf(w, "%s\n", warn("⚠ egress: this provider's data may leave the machine (an HTTP provider always counts as egress)"))
 	}
-	fmt.Fprintf(w, "capabilities: kinds=%v correlation=%v graph=%v verify=%v resolve=%v representations=%v\n",
-		c.Query.Kinds, c.Correlation, c.Graph, c.Verify, c.Resolve, c.Representations)
+	fmt.Fprintf(w, "capabilities: kinds=%s correlation=%v graph=%v verify=%v resolve=%v representations=%s\n",
+		visibleText(fmt.Sprint(c.Query.Kinds)), c.Correlation, c.Graph, c.Verify, c.Resolve, visibleText(fmt.Sprint(c.Representations)))
 	if c.EmbeddingsFingerprint != nil {
 		fmt.Fprintf(w, "embedder: %s\n", visibleText(*c.EmbeddingsFingerprint))
 	}

@@ -296,7 +296,7 @@ func (o *runOptions) childEnv() []string {
 	if !o.cleanEnv && len(o.env) == 0 && len(o.extraEnv) == 0 {
 		return nil
 	}
-	var env []string
+	env := []string{} // never nil: nil would inherit referee's environment
 	if o.cleanEnv {
 		for _, k := range []string{"PATH", "HOME", "SystemRoot"} {
 			if v, ok := os.LookupEnv(k); ok {

@@ -261,7 +261,7 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not one JSON text: %v", err)
 	}
-	if err := caseExact(v, ""); err != nil {
+	if err := caseExact(v, reflect.TypeFor[Envelope](), "envelope"); err != nil {
 		return nil, err
 	}
 	var probe map[string]json.RawMessage
@@ -281,43 +281,42 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 	return &env, nil
 }
 
-// wireNames are the member names the envelope types read.
-var wireNames = func() map[string]string {
-	m := map[string]string{}
-	for _, t := range []reflect.Type{
-		reflect.TypeFor[Envelope](), reflect.TypeFor[ProviderInfo](), reflect.TypeFor[DataFlow](),
-		reflect.TypeFor[Capabilities](), reflect.TypeFor[QueryCapability](), reflect.TypeFor[AttesterKey](),
-		reflect.TypeFor[ContextQuery](), reflect.TypeFor[ContextQueryResult](), reflect.TypeFor[ContextFrame](),
-		reflect.TypeFor[Link](), reflect.TypeFor[ContentRef](), reflect.TypeFor[Transform](), reflect.TypeFor[Embedding](),
-		reflect.TypeFor[Relation](), reflect.TypeFor[FrameID](), reflect.TypeFor[VerifyRequest](),
-		reflect.TypeFor[VerifyResponse](), reflect.TypeFor[FrameVerdict](), reflect.TypeFor[FrameAttestation](),
-		reflect.TypeFor[ProvenanceAttestation](), reflect.TypeFor[InclusionProof](), reflect.TypeFor[ProofStep](),
-	} {
-		for i := range t.NumField() {
-			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-			m[strings.ToLower(name)] = name
+// caseExact refuses, inside the envelope's own objects, a member whose name
+// matches one of the object's fields only when case is ignored ("Score" for
+// "score"): encoding/json would read it as that field, serde would not.
+// Unknown members, and everything inside them, are left alone (U1).
+func caseExact(v canon.Value, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		if t == reflect.TypeFor[json.RawMessage]() {
+			return nil
 		}
+		if t.Kind() == reflect.Slice {
+			if v.Kind != canon.Array {
+				return nil
+			}
+			for i, e := range v.Elems {
+				if err := caseExact(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		t = t.Elem()
 	}
-	return m
-}()
-
-// caseExact refuses a member whose name matches a wire member only when
-// case is ignored ("Score" for "score"), which encoding/json would accept.
-func caseExact(v canon.Value, path string) error {
-	switch v.Kind {
-	case canon.Object:
-		for _, m := range v.Members {
-			if want, ok := wireNames[strings.ToLower(m.Key)]; ok && want != m.Key {
-				return fmt.Errorf("member %s%q is not %q: member names are case-sensitive", path, m.Key, want)
-			}
-			if err := caseExact(m.Value, path+m.Key+"."); err != nil {
-				return err
-			}
-		}
-	case canon.Array:
-		for _, e := range v.Elems {
-			if err := caseExact(e, path); err != nil {
-				return err
+	if t.Kind() != reflect.Struct || v.Kind != canon.Object {
+		return nil
+	}
+	for _, m := range v.Members {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case name == m.Key:
+				if err := caseExact(m.Value, f.Type, path+"."+name); err != nil {
+					return err
+				}
+			case strings.EqualFold(name, m.Key):
+				return fmt.Errorf("member %s.%s is not %q: member names are case-sensitive", path, m.Key, name)
 			}
 		}
 	}

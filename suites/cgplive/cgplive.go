@@ -7,8 +7,11 @@ package cgplive
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/refereehq/referee/adapter"
@@ -45,37 +48,38 @@ const (
 type info struct {
 	name, doc, explain string
 	fresh              bool // runs on a fresh stdio connection of its own
+	judgesProbe        bool // judges the probe reply sent for an earlier check
 }
 
 var infos = []info{
 	{CheckHandshake, "the provider acks a version of the contextgraph/1 family with a non-blank name and version (H1–H3)",
-		"sends handshake with protocol_version " + cgp.ProtocolVersion + "; the reply must be a handshake_ack in the same major family, with provider.name and provider.version non-blank.", false},
+		"sends handshake with protocol_version " + cgp.ProtocolVersion + "; the reply must be a handshake_ack in the same major family, with provider.name and provider.version non-blank.", false, false},
 	{CheckConsentScope, "the declared egress scopes are well-formed and consistent with egress (C5)",
-		"reads the ack: every egress scope is local-only, org-tenant, third-party-index, third-party-model or a namespaced vendor:name; an off-machine scope with egress=false fails.", false},
+		"reads the ack: every egress scope is local-only, org-tenant, third-party-index, third-party-model or a namespaced vendor:name; an off-machine scope with egress=false fails.", false, false},
 	{CheckFrameValidity, "every frame of the probe query is valid (F1–F6, D1, P1–P3, G1, G2)",
-		"sends the probe query (max_frames 8, max_tokens 4096) and checks each frame: score in [0,1], non-blank title and citation_label, the representation invariants, RFC 3339 UTC timestamps with a valid_to after valid_from, sha256 digests (content_digest the SHA-256 of the content), file provenance with a digest, relations with a target and a label, no attestation inside a frame.", false},
+		"sends the probe query (max_frames 8, max_tokens 4096) and checks each frame: score in [0,1], non-blank title and citation_label, the representation invariants, RFC 3339 UTC timestamps with a valid_to after valid_from, sha256 digests (content_digest the SHA-256 of the content), file provenance with a digest, relations with a target and a label, no attestation inside a frame.", false, false},
 	{CheckVerifyHonesty, "verify says valid for the served digests and stale for changed ones (V1–V4)",
-		"sends verify with the served frames' identities, then with each digest replaced by another well-formed one: every real digest must be valid, every changed one stale (a replacement_digest, if given, must be the served one).", false},
+		"sends verify with the served frames' identities, then with each digest replaced by another well-formed one: every real digest must be valid, every changed one stale (a replacement_digest, if given, must be the served one).", false, true},
 	{CheckBudgetHonesty, "the probe reply keeps its budget and declares honest token costs (B1, B3, B4)",
-		"the probe reply must hold at most 8 frames and 4096 tokens, and each token_cost must equal ceil(UTF-8 bytes of content / 4), 0 for a frame without content.", false},
+		"the probe reply must hold at most 8 frames and 4096 tokens, and each token_cost must equal ceil(UTF-8 bytes of content / 4), 0 for a frame without content.", false, true},
 	{CheckAsOfTemporal, "a query pinned with as_of returns only frames valid at that instant (Q2)",
-		"sends the probe with as_of 2026-07-01T00:00:00Z and again with 2026-02-01T00:00:00Z: no returned frame may have valid_from after the pin or valid_to at or before it, compared as instants.", false},
+		"sends the probe with as_of 2026-07-01T00:00:00Z and again with 2026-02-01T00:00:00Z: no returned frame may have valid_from after the pin or valid_to at or before it, compared as instants.", false, false},
 	{CheckKindsFilter, "a kinds filter returns only frames of those kinds (Q1)",
-		"sends the probe with kinds set to the first kind the provider declares: every frame returned must be of that kind.", false},
+		"sends the probe with kinds set to the first kind the provider declares: every frame returned must be of that kind.", false, false},
 	{CheckAnchorRelevance, "a graph provider returns the anchored frame (G3/G4)",
-		"anchors the probe on the relation target (or uri) of the frame the provider ranked last, with max_frames 1: the one frame returned must be anchored (its uri or a relation target is the anchor).", false},
+		"anchors the probe on the relation target (or uri) of the frame the provider ranked last, with max_frames 1: the one frame returned must be anchored (its uri or a relation target is the anchor).", false, true},
 	{CheckProvenance, "file provenance digests match the bytes on this machine (§6.2)",
-		"re-reads every file:// provenance link of the probe reply, takes its line range (F17) and compares the SHA-256 with the declared digest; unreadable files are not counted.", false},
+		"re-reads every file:// provenance link of the probe reply, takes its line range (F17) and compares the SHA-256 with the declared digest; unreadable files are not counted.", false, true},
 	{CheckShutdownClean, "the provider shuts down cleanly (R2)",
-		"sends shutdown: a stdio provider must exit with status 0 within 2 s (referee then kills its process group).", false},
+		"sends shutdown: a stdio provider must exit with status 0 within 2 s (referee then kills its process group).", false, false},
 	{CheckMalformedInput, "a garbage line gets bad_request and the provider stays alive (R1)",
-		"on a fresh connection, after the handshake, writes `this is not valid json {{{` then the probe query: the provider must answer the garbage with an error whose code is bad_request (or ignore it) and then answer the query with frames.", true},
+		"on a fresh connection, after the handshake, writes `this is not valid json {{{` then the probe query: the provider must answer the garbage with an error whose code is bad_request (or ignore it) and then answer the query with frames.", true, false},
 	{CheckEmbedding, "an embedding of the wrong dimension is refused (E1)",
-		"on a fresh connection, sends the probe with an embedding whose length contradicts the declared fingerprint's dimension: the reply must be an error (bad_request expected), not frames.", true},
+		"on a fresh connection, sends the probe with an embedding whose length contradicts the declared fingerprint's dimension: the reply must be an error (bad_request expected), not frames.", true, false},
 	{CheckCorrelation, "a correlating provider echoes the request id (H4)",
-		"on a fresh connection, sends the probe with id cgp-conformance-h4-7f3a: the frames reply must carry that id exactly.", true},
+		"on a fresh connection, sends the probe with id cgp-conformance-h4-7f3a: the frames reply must carry that id exactly.", true, false},
 	{CheckAttestation, "every provenance attestation verifies against a published key (F6–F15)",
-		"reads attester_keys from the ack and frame_attestations / result_attestation from the probe reply: each frame commitment, each inclusion proof and the result root are recomputed from the frames as served and each Ed25519 signature verified strictly.", false},
+		"reads attester_keys from the ack and frame_attestations / result_attestation from the probe reply: each frame commitment, each inclusion proof and the result root are recomputed from the frames as served and each Ed25519 signature verified strictly.", false, true},
 }
 
 // Load returns the suite's checks, for listing, explaining and selection;
@@ -156,11 +160,18 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 	for _, c := range selected {
 		want[c.ID] = true
 	}
-	r := &runner{target: target, want: want}
+	r := &runner{target: target, want: want, probeAt: -1}
 	res := &Result{Run: &check.Run{Started: time.Now(), Complete: true}, Native: Native{Target: target.String()}}
 	for _, in := range infos {
 		id := Name + "/" + in.name
 		if !want[id] {
+			continue
+		}
+		if ctx.Err() != nil {
+			// Interrupted: no more providers are started.
+			res.Run.Complete = false
+			res.Run.Results = append(res.Run.Results, check.Result{ID: id, Status: check.Error, Reason: "not run: run interrupted"})
+			res.Native.Checks = append(res.Native.Checks, NativeCheck{Name: in.name, Status: "skipped", Evidence: "not run: run interrupted"})
 			continue
 		}
 		start := time.Now()
@@ -176,7 +187,12 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 		if ctx.Err() != nil && o.status != check.Pass {
 			res.Run.Complete = false
 		}
-		out := check.Result{ID: id, Status: o.status, Reason: o.evidence, Duration: time.Since(start)}
+		reason := o.evidence
+		if o.status != check.Fail && len(o.notes) > 0 {
+			// A pass or not-checked carries no evidence: its notes go in the reason.
+			reason += " (note: " + strings.Join(o.notes, "; ") + ")"
+		}
+		out := check.Result{ID: id, Status: o.status, Reason: reason, Duration: time.Since(start)}
 		if o.status != check.Pass {
 			out.Evidence.Notes = o.notes
 			if h == nil {
@@ -189,6 +205,10 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 				tr := h.Transcript()
 				if before <= len(tr) && !in.fresh {
 					tr = tr[before:]
+					// A check that judges the probe reply shows it.
+					if in.judgesProbe && r.probeAt >= 0 && r.probeAt < before {
+						tr = append([]adapter.Exchange{h.Transcript()[r.probeAt]}, tr...)
+					}
 				}
 				out.Evidence.Exchanges = tr
 				out.Evidence.Stderr = h.Stderr()
@@ -198,8 +218,8 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 			out.Expected, out.Actual = in.doc, o.evidence
 		}
 		res.Run.Results = append(res.Run.Results, out)
-		status := map[check.Status]string{check.Pass: "pass", check.Fail: "fail", check.NotChecked: "skipped"}[o.status]
-		res.Native.Checks = append(res.Native.Checks, NativeCheck{Name: in.name, Status: status, Evidence: o.evidence})
+		status := map[check.Status]string{check.Pass: "pass", check.Fail: "fail", check.NotChecked: "skipped", check.Error: "fail"}[o.status]
+		res.Native.Checks = append(res.Native.Checks, NativeCheck{Name: in.name, Status: status, Evidence: reason})
 	}
 	if r.unreachable {
 		res.Run.Complete = false
@@ -223,13 +243,26 @@ type runner struct {
 	lastFresh   *host.Host
 
 	probed   bool
+	probeAt  int // the probe's index in the main transcript, or -1
 	probe    *cgp.Envelope
 	probeErr error
 	shutDown bool
+	mutation string // see salt
+}
+
+// salt makes the changed digests of verify-honesty unpredictable, so a
+// provider cannot recognise them; one per run.
+func (r *runner) salt() string {
+	if r.mutation == "" {
+		b := make([]byte, 8)
+		rand.Read(b)
+		r.mutation = hex.EncodeToString(b)
+	}
+	return r.mutation
 }
 
 func (r *runner) close() {
-	if r.main != nil && !r.shutDown {
+	if r.main != nil {
 		r.main.Close()
 	}
 }
@@ -256,8 +289,8 @@ func (r *runner) open(ctx context.Context) (*host.Host, *cgp.Envelope, error) {
 	}
 	ack, err := h.Handshake(ctx)
 	if err != nil {
-		if host.IsKind(err, host.KindTransport) && !r.target.IsStdio() {
-			r.unreachable = r.unreachable || r.main == nil
+		if host.IsKind(err, host.KindSpawn) { // HTTP: the dial failed
+			r.unreachable = true
 		}
 		return h, nil, err
 	}
@@ -273,6 +306,7 @@ func probeQuery() cgp.ContextQuery {
 func (r *runner) sample(ctx context.Context) (*cgp.ContextQueryResult, error) {
 	if !r.probed {
 		r.probed = true
+		r.probeAt = len(r.main.Transcript())
 		r.probe, r.probeErr = r.main.Query(ctx, probeQuery(), nil)
 	}
 	if r.probeErr != nil {
@@ -307,6 +341,9 @@ func (r *runner) run(ctx context.Context, in info) outcome {
 	}
 	if r.shutDown && !r.probed {
 		return skip("the provider was shut down before this check could query it")
+	}
+	if in.name == CheckAttestation && len(r.ack.AttesterKeys) == 0 {
+		return skip("provider publishes no attester_keys")
 	}
 	res, err := r.sample(ctx)
 	if err != nil && in.name != CheckVerifyHonesty && in.name != CheckKindsFilter && in.name != CheckAnchorRelevance {

@@ -1,16 +1,23 @@
 package cgplive_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/protocols/cgp"
 	"github.com/refereehq/referee/protocols/cgp/host"
 	"github.com/refereehq/referee/protocols/cgp/provider"
 	"github.com/refereehq/referee/suites/cgplive"
@@ -19,11 +26,15 @@ import (
 // The test binary is also the provider: with these variables set it serves
 // the documents in REFEREE_TEST_CGP_DOCS on stdio, misbehaving as told.
 const (
-	envMode = "REFEREE_TEST_CGP_MODE"
-	envDocs = "REFEREE_TEST_CGP_DOCS"
+	envMode    = "REFEREE_TEST_CGP_MODE"
+	envDocs    = "REFEREE_TEST_CGP_DOCS"
+	envHostile = "REFEREE_TEST_CGP_HOSTILE"
 )
 
 func TestMain(m *testing.M) {
+	if name, ok := os.LookupEnv(envHostile); ok {
+		os.Exit(hostile(name, os.Getenv(envDocs)))
+	}
 	if docs, ok := os.LookupEnv(envDocs); ok {
 		p, err := provider.New(docs, os.Getenv(envMode))
 		if err != nil {
@@ -319,5 +330,122 @@ func TestNoFramesIsNotAPass(t *testing.T) {
 	}
 	if got := names(st, "fail"); len(got) > 0 {
 		t.Errorf("failed %v", got)
+	}
+}
+
+// hostile runs referee's honest provider behind a filter that rewrites its
+// replies the way a hostile or broken provider would.
+func hostile(name, docs string) int {
+	p, err := provider.New(docs, "")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() { p.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	go func() {
+		in := bufio.NewScanner(os.Stdin)
+		in.Buffer(nil, 1<<20)
+		for in.Scan() {
+			line := in.Bytes()
+			if name == "garbage-frames-crash" && !json.Valid(line) {
+				fmt.Println(`{"type":"frames","result":{"frames":[],"truncated":false}}`)
+				os.Exit(3)
+			}
+			inW.Write(append(line, '\n'))
+		}
+		inW.Close()
+	}()
+	out := bufio.NewScanner(outR)
+	out.Buffer(nil, 16<<20)
+	for out.Scan() {
+		line := out.Bytes()
+		env, err := cgp.DecodeEnvelope(line)
+		if err == nil {
+			switch {
+			case name == "big-line" && env.Type == cgp.TypeHandshakeAck:
+				os.Stdout.Write(bytes.Repeat([]byte("x"), cgp.MaxLine+10))
+				os.Stdout.Write([]byte("\n"))
+				time.Sleep(time.Minute) // a provider that stays alive
+				continue
+			case name == "null-result" && env.Type == cgp.TypeFrames:
+				line = []byte(`{"type":"frames","result":null}`)
+			case name == "dev-zero" && env.Type == cgp.TypeFrames:
+				for i := range env.Result.Frames {
+					env.Result.Frames[i].Provenance[0].URI = cgp.Str("file:///dev/zero")
+				}
+				line, _ = cgp.Encode(env)
+			case name == "hollow-attestations" && env.Type == cgp.TypeFrames:
+				for i := range env.Result.FrameAttestations {
+					env.Result.FrameAttestations[i].Attestation = nil
+					env.Result.FrameAttestations[i].InclusionProof = nil
+				}
+				env.Result.ResultAttestation = nil
+				line, _ = cgp.Encode(env)
+			}
+		}
+		os.Stdout.Write(append(line, '\n'))
+	}
+	return 0
+}
+
+func hostileTarget(docs, name string) host.Target {
+	return host.Target{Argv: []string{os.Args[0]}, Env: append(os.Environ(), envDocs+"="+docs, envHostile+"="+name)}
+}
+
+// TestHostileProviders: what a broken provider does is a verdict, never a
+// panic or a hang.
+func TestHostileProviders(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses /dev/zero")
+	}
+	docs := docsDir(t)
+	for _, tc := range []struct {
+		name  string
+		run   []string
+		want  map[string]string // check -> status
+		words map[string]string // check -> a word its evidence has
+	}{
+		{"null-result", nil,
+			map[string]string{validity: "fail", asOf: "fail", kinds: "fail", anchors: "fail", attestation: "fail"},
+			map[string]string{asOf: "without a result"}},
+		{"dev-zero", []string{"cgp/provenance-fixture-consistency"},
+			map[string]string{provenance: "skipped"}, map[string]string{provenance: "not a regular file"}},
+		{"big-line", []string{"cgp/handshake"},
+			map[string]string{handshake: "fail"}, map[string]string{handshake: "longer than"}},
+		{"garbage-frames-crash", []string{"cgp/malformed-input-tolerance"},
+			map[string]string{malformed: "fail"}, map[string]string{malformed: "then broke"}},
+		{"hollow-attestations", []string{"cgp/attestation"},
+			map[string]string{attestation: "skipped"}, map[string]string{attestation: "no attestation or inclusion proof"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sel []check.Check
+			if tc.run != nil {
+				var err error
+				if sel, err = check.Select(cgplive.Load().Checks, tc.run, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			res := cgplive.Run(ctx, hostileTarget(docs, tc.name), sel)
+			ev := map[string]string{}
+			for _, c := range res.Native.Checks {
+				ev[c.Name] = c.Evidence
+			}
+			st := statuses(res)
+			for n, want := range tc.want {
+				if st[n] != want {
+					t.Errorf("%s: %s, want %s: %s", n, st[n], want, ev[n])
+				}
+			}
+			for n, w := range tc.words {
+				if !strings.Contains(ev[n], w) {
+					t.Errorf("%s evidence %q lacks %q", n, ev[n], w)
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strconv"
@@ -110,7 +111,7 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 			continue
 		}
 		real = append(real, cgp.FrameID{ProviderID: name, FrameID: f.ID, ContentDigest: f.ContentDigest})
-		other := cgp.Hash(sha256.Sum256([]byte(*f.ContentDigest + "-contextgraph-conformance-mutated"))).String()
+		other := cgp.Hash(sha256.Sum256([]byte(*f.ContentDigest + "-contextgraph-conformance-mutated-" + r.salt()))).String()
 		mutated = append(mutated, cgp.FrameID{ProviderID: name, FrameID: f.ID, ContentDigest: &other})
 	}
 	if len(real) == 0 {
@@ -128,6 +129,9 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 		for _, v := range env.Response.Verdicts {
 			for i, id := range ids {
 				if v.Frame.FrameID == id.FrameID && same(v.Frame.ContentDigest, id.ContentDigest) {
+					if prev, ok := out[i]; ok && prev.Status != v.Status {
+						return nil, fmt.Errorf("contradictory verdicts for %s: %s and %s", id.FrameID, prev.Status, v.Status)
+					}
 					out[i] = v
 				}
 			}
@@ -200,7 +204,7 @@ func (r *runner) asOf(ctx context.Context) outcome {
 			from, fromErr := parseTime(f.ValidFrom)
 			to, toErr := parseTime(f.ValidTo)
 			if fromErr != nil || toErr != nil {
-				notes = append(notes, fmt.Sprintf("frame %s: a timestamp that is not RFC 3339 UTC was not compared (frame-validity's §F4)", f.ID))
+				outside = append(outside, fmt.Sprintf("%s (a validity bound that is not an RFC 3339 UTC timestamp cannot be compared, §F4)", f.ID))
 				continue
 			}
 			switch {
@@ -344,9 +348,9 @@ func provenance(res *cgp.ContextQueryResult) outcome {
 				notes = append(notes, fmt.Sprintf("%s: %s does not name a file on this host", where, *l.URI))
 				continue
 			}
-			data, err := os.ReadFile(u.Path)
+			data, err := readLocalFile(u.Path)
 			if err != nil {
-				notes = append(notes, fmt.Sprintf("%s: cannot read %s here: %v", where, u.Path, errors.Unwrap(err)))
+				notes = append(notes, fmt.Sprintf("%s: cannot read %s here: %v", where, u.Path, err))
 				continue
 			}
 			rg := ""
@@ -382,6 +386,40 @@ func provenance(res *cgp.ContextQueryResult) outcome {
 	return o
 }
 
+// maxProvenanceFile is the largest file provenance-fixture-consistency reads.
+const maxProvenanceFile = 64 << 20
+
+// readLocalFile reads a regular file of at most maxProvenanceFile bytes: a
+// provider may name a FIFO, a device or a huge file.
+func readLocalFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, errors.Unwrap(err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	if st.Size() > maxProvenanceFile {
+		return nil, fmt.Errorf("%d bytes, more than the %d referee reads", st.Size(), maxProvenanceFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, errors.Unwrap(err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxProvenanceFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxProvenanceFile {
+		return nil, fmt.Errorf("more than the %d bytes referee reads", maxProvenanceFile)
+	}
+	return data, nil
+}
+
 func (r *runner) shutdown(ctx context.Context) outcome {
 	if r.want[Name+"/"+CheckAttestation] {
 		r.sample(ctx) // attestation, after shutdown, judges the probe reply
@@ -408,7 +446,12 @@ func malformedInput(ctx context.Context, h *host.Host) outcome {
 	first := replies[0]
 	switch first.Type {
 	case cgp.TypeFrames:
-		return pass("provider ignored the malformed line and answered the next query with frames")
+		// It ignored the garbage; it must still be alive to answer again.
+		env, err := h.Query(ctx, probeQuery(), nil)
+		if err != nil {
+			return fail("provider ignored the malformed line, answered one query, then broke: %v", err)
+		}
+		return pass("provider ignored the malformed line and answered the next two queries with %s", env.Type)
 	case cgp.TypeError:
 		if first.Code == nil || *first.Code != cgp.CodeBadRequest {
 			code := "no code"
@@ -481,7 +524,7 @@ func correlation(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
 		return skip("provider does not declare correlation")
 	}
 	env, err := h.Query(ctx, probeQuery(), cgp.Str(CorrelationID))
-	if env == nil {
+	if err != nil && !host.IsKind(err, host.KindProvider) {
 		return fail("query with id %q failed: %v", CorrelationID, err)
 	}
 	switch {

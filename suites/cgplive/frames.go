@@ -246,6 +246,9 @@ func attestation(ack *cgp.Envelope, res *cgp.ContextQueryResult) outcome {
 			}
 		}
 	}
+	if signed == 0 && proofs == 0 && res.ResultAttestation == nil && len(problems) == 0 {
+		return skip("provider publishes attester_keys, but its frame_attestations carry no attestation or inclusion proof")
+	}
 	if res.ResultAttestation != nil {
 		if v := verify(*res.ResultAttestation, root); v.Kind != cgp.VerdictValid {
 			problems = append(problems, fmt.Sprintf("result_attestation over %d frame(s): %s", len(leaves), v))

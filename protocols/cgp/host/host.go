@@ -164,6 +164,9 @@ func (h *Host) send(ctx context.Context, timeout time.Duration, env *cgp.Envelop
 	}
 	for _, w := range want {
 		if reply.Type == w {
+			if msg := missingPayload(reply); msg != "" {
+				return reply, &Error{Kind: KindWire, Msg: msg, Line: h.lastReply()}
+			}
 			return reply, nil
 		}
 	}
@@ -171,6 +174,29 @@ func (h *Host) send(ctx context.Context, timeout time.Duration, env *cgp.Envelop
 		return reply, &Error{Kind: KindProvider, Msg: describeError(reply)}
 	}
 	return reply, &Error{Kind: KindUnexpected, Msg: fmt.Sprintf("expected %s, got %q", strings.Join(want, " or "), reply.Type)}
+}
+
+// missingPayload says which required member a reply lacks (null counts as
+// absent), or "".
+func missingPayload(e *cgp.Envelope) string {
+	switch {
+	case e.Type == cgp.TypeFrames && e.Result == nil:
+		return "a frames envelope without a result"
+	case e.Type == cgp.TypeVerified && e.Response == nil:
+		return "a verified envelope without a response"
+	case e.Type == cgp.TypeHandshakeAck && (e.Provider == nil || e.Capabilities == nil):
+		return "a handshake_ack without provider or capabilities"
+	}
+	return ""
+}
+
+func (h *Host) lastReply() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.log) == 0 {
+		return nil
+	}
+	return h.log[len(h.log)-1].Reply
 }
 
 func describeError(e *cgp.Envelope) string {
@@ -193,9 +219,6 @@ func (h *Host) Handshake(ctx context.Context) (*cgp.Envelope, error) {
 	}
 	if !cgp.Compatible(cgp.ProtocolVersion, ack.ProtocolVersion) {
 		return nil, &Error{Kind: KindVersionMismatch, Msg: fmt.Sprintf("host speaks %s, provider acked %q", cgp.ProtocolVersion, ack.ProtocolVersion)}
-	}
-	if ack.Provider == nil || ack.Capabilities == nil {
-		return nil, &Error{Kind: KindWire, Msg: "handshake_ack without provider or capabilities"}
 	}
 	h.ack = ack
 	return ack, nil
@@ -225,6 +248,9 @@ func (h *Host) Pipeline(ctx context.Context, lines [][]byte, n int) ([]*cgp.Enve
 	s, ok := h.t.(*stdio)
 	if !ok {
 		return nil, &Error{Kind: KindTransport, Msg: "pipelined lines need a stdio provider"}
+	}
+	if e := s.unusable(); e != nil {
+		return nil, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
@@ -280,6 +306,8 @@ func (h *Host) record(x adapter.Exchange) {
 // within ShutdownGrace; otherwise its process group is killed and the error
 // says so. An HTTP provider's reply is ignored.
 func (h *Host) Shutdown(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, ShutdownGrace+3*time.Second)
+	defer cancel()
 	line, _ := cgp.Encode(&cgp.Envelope{Type: cgp.TypeShutdown})
 	h.record(adapter.Exchange{Request: line})
 	return h.t.shutdown(ctx, line)

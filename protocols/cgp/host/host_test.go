@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The test binary stands in for a provider: REFEREE_TEST_HOST_CHILD names
@@ -24,6 +25,9 @@ func TestMain(m *testing.M) {
 	case "crash":
 		bufio.NewReader(os.Stdin).ReadString('\n')
 		os.Exit(3)
+	case "no-read":
+		fmt.Println(`{"type":"handshake_ack","protocol_version":"contextgraph/1.0","provider":{"name":"p","version":"1","data_flow":{}},"capabilities":{"query":{"kinds":[]}}}`)
+		select {} // never reads stdin, never exits
 	case "ack-then-exit-1":
 		in := bufio.NewScanner(os.Stdin)
 		in.Scan()
@@ -98,6 +102,12 @@ func TestHTTP(t *testing.T) {
 			http.Error(w, "boom "+token, http.StatusInternalServerError)
 		case "/empty":
 			w.WriteHeader(http.StatusNoContent)
+		case "/redirect":
+			http.Redirect(w, r, "http://192.0.2.1/elsewhere", http.StatusTemporaryRedirect)
+		case "/echo":
+			fmt.Fprintf(w, `{"type":"handshake_ack","protocol_version":"contextgraph/2.0","provider":{"name":"%s","version":"1","data_flow":{}},"capabilities":{"query":{"kinds":[]}}}`, r.Header.Get("Authorization"))
+		case "/null":
+			fmt.Fprint(w, `{"type":"handshake_ack","protocol_version":"contextgraph/1.0","provider":null,"capabilities":{"query":{"kinds":[]}}}`)
 		default:
 			fmt.Fprint(w, `{"type":"handshake_ack","protocol_version":"contextgraph/2.0","provider":{"name":"p","version":"1","data_flow":{}},"capabilities":{"query":{"kinds":[]}}}`)
 		}
@@ -107,7 +117,8 @@ func TestHTTP(t *testing.T) {
 	for _, tc := range []struct {
 		path string
 		kind Kind
-	}{{"/401", KindUnauthorized}, {"/500", KindTransport}, {"/empty", KindWire}, {"/v2", KindVersionMismatch}} {
+	}{{"/401", KindUnauthorized}, {"/500", KindTransport}, {"/empty", KindWire}, {"/v2", KindVersionMismatch},
+		{"/redirect", KindTransport}, {"/echo", KindVersionMismatch}, {"/null", KindWire}} {
 		h, err := Dial(ctx, Target{URL: srv.URL + tc.path, Token: token})
 		if err != nil {
 			t.Fatal(err)
@@ -118,6 +129,11 @@ func TestHTTP(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), token) {
 			t.Errorf("%s: the error prints the token: %v", tc.path, err)
+		}
+		for _, x := range h.Transcript() {
+			if strings.Contains(string(x.Reply), token) {
+				t.Errorf("%s: the transcript holds the token: %s", tc.path, x.Reply)
+			}
 		}
 	}
 	if gotAuth != "Bearer "+token || gotType != "application/json" {
@@ -135,5 +151,35 @@ func TestInsecureTransport(t *testing.T) {
 		if _, err := Dial(context.Background(), Target{URL: u}); err != nil {
 			t.Errorf("%s: %v", u, err)
 		}
+	}
+}
+
+// TestShutdownOfProviderThatDoesNotRead: a write stuck on a full pipe must
+// not hold the shutdown, and the connection is unusable after a timeout.
+func TestShutdownOfProviderThatDoesNotRead(t *testing.T) {
+	h, err := Dial(context.Background(), child("no-read"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Handshake(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	_, err = h.Raw(ctx, []byte(strings.Repeat("x", 4<<20)))
+	cancel()
+	if !IsKind(err, KindTimeout) {
+		t.Fatalf("a write to a provider that does not read: %v", err)
+	}
+	if _, err := h.Raw(context.Background(), []byte("{}")); !IsKind(err, KindTimeout) || !strings.Contains(err.Error(), "no longer used") && !strings.Contains(err.Error(), "could not be written") {
+		t.Errorf("after a timeout the connection must be unusable: %v", err)
+	}
+	start := time.Now()
+	err = h.Shutdown(context.Background())
+	if d := time.Since(start); d > ShutdownGrace+2*time.Second {
+		t.Errorf("shutdown took %s", d)
+	}
+	if !IsKind(err, KindTimeout) {
+		t.Errorf("shutdown of a provider that never exits: %v", err)
 	}
 }

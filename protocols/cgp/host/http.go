@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -33,7 +34,13 @@ func newHTTP(t Target) (*httpT, error) {
 	default:
 		return nil, &Error{Kind: KindSpawn, Msg: fmt.Sprintf("scheme %q: want http:// or https://", u.Scheme)}
 	}
-	return &httpT{target: t, client: &http.Client{}}, nil
+	client := &http.Client{
+		Timeout: CallTimeout,
+		// A redirect could leave loopback over plain http://, or carry the
+		// bearer token to another scheme or port: never follow one.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return &httpT{target: t, client: client}, nil
 }
 
 // Loopback reports whether a URL's host names this machine: localhost,
@@ -58,6 +65,10 @@ func (h *httpT) post(ctx context.Context, line []byte) (*http.Response, error) {
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return nil, &Error{Kind: KindSpawn, Msg: "cannot reach the provider: " + h.redact(err.Error())}
+		}
 		return nil, &Error{Kind: KindTransport, Msg: h.redact(err.Error())}
 	}
 	return resp, nil
@@ -73,12 +84,19 @@ func (h *httpT) roundTrip(ctx context.Context, line []byte) ([]byte, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindTransport, Msg: "reading the response body: " + h.redact(err.Error())}
 	}
+	// A provider that echoes the token must not get it printed: remove it
+	// before the body is traced, recorded or quoted.
+	if h.target.Token != "" {
+		body = bytes.ReplaceAll(body, []byte(h.target.Token), []byte("[token]"))
+	}
 	h.target.Trace.Line("<-", body)
 	switch {
 	case len(body) > cgp.MaxLine:
 		return nil, &Error{Kind: KindTransport, Msg: fmt.Sprintf("the response body is longer than %d bytes", cgp.MaxLine)}
 	case resp.StatusCode == http.StatusUnauthorized:
 		return nil, &Error{Kind: KindUnauthorized, Msg: "HTTP 401: the provider refused the credential"}
+	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
+		return nil, &Error{Kind: KindTransport, Msg: fmt.Sprintf("HTTP %d redirect to %q: referee does not follow redirects (one could leave loopback or carry the token elsewhere)", resp.StatusCode, h.redact(resp.Header.Get("Location")))}
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		// A 400 carrying an error envelope is a reply like any other.
 		if resp.StatusCode == http.StatusBadRequest {

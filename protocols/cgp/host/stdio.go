@@ -20,16 +20,19 @@ type stdio struct {
 	target Target
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	lines  chan []byte   // stdout lines, in order
+	lines  chan []byte   // stdout lines, in order (lock-step: one or two at a time)
 	ended  chan struct{} // closed when stdout ends (EOF, or a line too long)
 	exited chan struct{} // closed when the process has exited
+	quit   chan struct{} // closed by close: the reader stops delivering
 	tail   *tailBuf
 
-	writeMu sync.Mutex
-	mu      sync.Mutex
-	endErr  *Error // why stdout ended
-	status  string // how the process exited
-	code    int
+	writeMu  sync.Mutex
+	mu       sync.Mutex
+	endErr   *Error // why stdout ended
+	broken   *Error // why the connection can no longer be used
+	status   string // how the process exited
+	code     int
+	quitOnce sync.Once
 }
 
 func startStdio(t Target) (*stdio, error) {
@@ -64,7 +67,7 @@ func startStdio(t Target) (*stdio, error) {
 	}
 	s := &stdio{
 		target: t, cmd: cmd, stdin: stdin,
-		lines: make(chan []byte, 64), ended: make(chan struct{}), exited: make(chan struct{}),
+		lines: make(chan []byte, 2), ended: make(chan struct{}), exited: make(chan struct{}), quit: make(chan struct{}),
 		tail: &tailBuf{n: 64 << 10},
 	}
 	t.Trace.Event("started %q (pid %d)", t.Argv, cmd.Process.Pid)
@@ -102,8 +105,10 @@ func (s *stdio) readStdout(r io.Reader) {
 			chunk, err := br.ReadSlice('\n')
 			line = append(line, chunk...)
 			if len(line) > cgp.MaxLine+1 {
-				s.end(&Error{Kind: KindTransport, Msg: fmt.Sprintf("a stdout line is longer than %d bytes", cgp.MaxLine)})
-				io.Copy(io.Discard, br)
+				s.target.Trace.Line("<-", line[:4096])
+				s.end(&Error{Kind: KindTransport, Msg: fmt.Sprintf("a stdout line is longer than %d bytes; the provider was stopped", cgp.MaxLine)})
+				procgroup.Kill(s.cmd)
+				go io.Copy(io.Discard, br) // never block the child on a full pipe
 				return
 			}
 			if err == bufio.ErrBufferFull {
@@ -122,7 +127,12 @@ func (s *stdio) readStdout(r io.Reader) {
 		}
 		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 		s.target.Trace.Line("<-", line)
-		s.lines <- line
+		select {
+		case s.lines <- line:
+		case <-s.quit:
+			go io.Copy(io.Discard, br)
+			return
+		}
 	}
 }
 
@@ -183,11 +193,31 @@ func (s *stdio) write(ctx context.Context, line []byte) error {
 		}
 		return nil
 	case <-ctx.Done():
+		s.breakWith(&Error{Kind: KindTimeout, Msg: "an earlier request could not be written: the provider is not reading its stdin"})
 		return &Error{Kind: KindTimeout, Msg: "the provider is not reading its stdin"}
 	}
 }
 
+// breakWith marks the connection unusable: after a timeout a late reply
+// would be read as the answer to the next request.
+func (s *stdio) breakWith(e *Error) {
+	s.mu.Lock()
+	if s.broken == nil {
+		s.broken = e
+	}
+	s.mu.Unlock()
+}
+
+func (s *stdio) unusable() *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.broken
+}
+
 func (s *stdio) roundTrip(ctx context.Context, line []byte) ([]byte, error) {
+	if e := s.unusable(); e != nil {
+		return nil, e
+	}
 	select {
 	case <-s.ended:
 		if len(s.lines) == 0 {
@@ -215,18 +245,22 @@ func (s *stdio) next(ctx context.Context) ([]byte, error) {
 		}
 		return nil, s.crashed()
 	case <-ctx.Done():
+		s.breakWith(&Error{Kind: KindTimeout, Msg: "an earlier request on this connection got no reply in time; a late reply could be taken for another's, so the connection is no longer used"})
 		return nil, ctx.Err()
 	}
 }
 
 func (s *stdio) shutdown(ctx context.Context, line []byte) error {
+	defer procgroup.Kill(s.cmd) // whatever it left behind
 	select {
 	case <-s.exited:
 		return &Error{Kind: KindCrashed, Msg: "the provider vanished before shutdown could be attempted (" + s.exitText() + ")"}
 	default:
 	}
-	werr := s.write(ctx, line)
-	s.stdin.Close()
+	wctx, cancel := context.WithTimeout(ctx, time.Second)
+	werr := s.write(wctx, line)
+	cancel()
+	s.stdin.Close() // also ends a write still blocked on a provider that does not read
 	select {
 	case <-s.exited:
 	case <-time.After(ShutdownGrace):
@@ -234,10 +268,8 @@ func (s *stdio) shutdown(ctx context.Context, line []byte) error {
 		<-s.exited
 		return &Error{Kind: KindTimeout, Msg: fmt.Sprintf("the provider did not exit within %s of shutdown; its process group was killed", ShutdownGrace)}
 	case <-ctx.Done():
-		procgroup.Kill(s.cmd)
 		return ctx.Err()
 	}
-	procgroup.Kill(s.cmd) // anything it left behind
 	if werr != nil {
 		return &Error{Kind: KindCrashed, Msg: "the provider vanished before shutdown could be attempted (" + s.exitText() + ")"}
 	}
@@ -257,6 +289,7 @@ func (s *stdio) exitText() string {
 }
 
 func (s *stdio) close() {
+	s.quitOnce.Do(func() { close(s.quit) })
 	s.stdin.Close()
 	select {
 	case <-s.exited:
