@@ -139,7 +139,7 @@ var modeFailures = map[string][]string{
 // mode fails for its own reason and not another.
 var evidenceWords = map[string]string{
 	"lying-costs": "§B3", "under-report-cost": "§B3", "flood-frames": "§B4", "bad-score": "§F1",
-	"empty-citation": "§F3", "bad-timestamp": "§F4", "malformed-digest": "§F5", "lying-representation": "§P1–P3",
+	"empty-citation": "§F3", "bad-timestamp": "§F4", "malformed-digest": "§F5", "lying-representation": "§P2",
 	"stale-digest": "do not match", "forge-signature": "BadSignature", "lift-signature": "frm_configuration): CommitmentMismatch",
 	"truncate-chain": "CommitmentMismatch", "swap-content": "CommitmentMismatch", "malformed-attestation": "MalformedCommitment",
 	"bad-version": "version mismatch", "banner": "not a CGP envelope", "mislabel-malformed": "not `bad_request`",

@@ -68,7 +68,7 @@ func budgetHonesty(res *cgp.ContextQueryResult, q cgp.ContextQuery) outcome {
 	var liars []string
 	for _, f := range res.Frames {
 		total += uint64(f.TokenCost)
-		want := canonicalCost(&f)
+		want := cgp.CanonicalTokenCost(&f)
 		canonical += uint64(want)
 		if f.TokenCost != want {
 			liars = append(liars, fmt.Sprintf("%s (declared %d, canonical %d)", f.ID, f.TokenCost, want))
@@ -87,14 +87,6 @@ func budgetHonesty(res *cgp.ContextQueryResult, q cgp.ContextQuery) outcome {
 		return fail("%s", strings.Join(problems, "; "))
 	}
 	return pass("%d frame(s), %d tokens within the %d budget; every declared cost matches its canonical count", len(res.Frames), total, q.MaxTokens)
-}
-
-// canonicalCost is B3's count: ceil(UTF-8 bytes of content / 4).
-func canonicalCost(f *cgp.ContextFrame) uint32 {
-	if f.Content == nil {
-		return 0
-	}
-	return uint32((len(*f.Content) + 3) / 4)
 }
 
 func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult, qerr error) outcome {
@@ -201,8 +193,8 @@ func (r *runner) asOf(ctx context.Context) outcome {
 		total += len(env.Result.Frames)
 		var outside []string
 		for _, f := range env.Result.Frames {
-			from, fromErr := parseTime(f.ValidFrom)
-			to, toErr := parseTime(f.ValidTo)
+			from, fromErr := cgp.ParseTimestamp(f.ValidFrom)
+			to, toErr := cgp.ParseTimestamp(f.ValidTo)
 			if fromErr != nil || toErr != nil {
 				outside = append(outside, fmt.Sprintf("%s (a validity bound that is not an RFC 3339 UTC timestamp cannot be compared, §F4)", f.ID))
 				continue
@@ -229,21 +221,6 @@ func (r *runner) asOf(ctx context.Context) outcome {
 	o := pass("%s; none falls outside its validity window [valid_from, valid_to) (§Q2)", strings.Join(counts, ", "))
 	o.notes = notes
 	return o
-}
-
-// parseTime reads an optional F4 timestamp; nil when absent.
-func parseTime(s *string) (*time.Time, error) {
-	if s == nil {
-		return nil, nil
-	}
-	if err := checkTimestamp(*s); err != nil {
-		return nil, err
-	}
-	t, err := time.Parse(time.RFC3339Nano, strings.Replace(*s, ":60", ":59", 1))
-	if err != nil {
-		return nil, err
-	}
-	return &t, nil
 }
 
 // baseKinds are the frame kinds SPEC defines.
@@ -339,7 +316,7 @@ func provenance(res *cgp.ContextQueryResult) outcome {
 				continue
 			}
 			where := fmt.Sprintf("frame[%d] %s provenance[%d]", i, f.ID, k)
-			if l.Digest == nil || !digestPattern.MatchString(*l.Digest) {
+			if l.Digest == nil || !cgp.DigestPattern.MatchString(*l.Digest) {
 				notes = append(notes, where+": no well-formed digest to compare (frame-validity's §F5)")
 				continue
 			}
