@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/refereehq/referee/internal/childlog"
 	"github.com/refereehq/referee/internal/procgroup"
 )
 
@@ -33,7 +34,7 @@ type Process struct {
 	stdin  io.WriteCloser
 	stdout *os.File // read ends, ours alone: Wait never closes them under a reader
 	errOut *os.File
-	stderr *tail
+	stderr *childlog.Tail
 
 	writeMu sync.Mutex
 
@@ -93,7 +94,7 @@ func StartProcess(cfg ProcessConfig) (*Process, error) {
 		stdin:      stdin,
 		stdout:     outR,
 		errOut:     errR,
-		stderr:     newTail(64 << 10),
+		stderr:     childlog.NewTail(64 << 10),
 		pending:    make(map[int64]chan *Reply),
 		lines:      make(map[int64][]byte),
 		dead:       make(chan struct{}),
@@ -108,24 +109,16 @@ func StartProcess(cfg ProcessConfig) (*Process, error) {
 	return p, nil
 }
 
-// copyStderr keeps the tail of stderr, traces it and copies it live, in
-// chunks of at most 64 KiB, so a line without a newline cannot exhaust memory.
+// copyStderr keeps the tail of stderr, traces it and copies it live.
 func (p *Process) copyStderr() {
 	defer close(p.stderrDone)
-	br := bufio.NewReaderSize(p.errOut, 64<<10)
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			p.stderr.Write(chunk)
-			p.cfg.Trace.line("!!", bytes.TrimRight(chunk, "\n"))
-			if p.cfg.Stderr != nil {
-				p.cfg.Stderr.Write(chunk)
-			}
+	childlog.Copy(p.errOut, func(chunk []byte) {
+		p.stderr.Write(chunk)
+		p.cfg.Trace.line("!!", bytes.TrimRight(chunk, "\n"))
+		if p.cfg.Stderr != nil {
+			p.cfg.Stderr.Write(chunk)
 		}
-		if err != nil && err != bufio.ErrBufferFull {
-			return
-		}
-	}
+	})
 }
 
 func (p *Process) readStdout() {
@@ -387,28 +380,3 @@ func (p *Process) Close() error {
 
 // errNotSent marks a fault that happened before the request was written.
 var errNotSent = errors.New("request not sent")
-
-// tail keeps the last n bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	n   int
-	buf []byte
-}
-
-func newTail(n int) *tail { return &tail{n: n} }
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > t.n {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.n:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}

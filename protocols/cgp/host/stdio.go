@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/refereehq/referee/internal/childlog"
 	"github.com/refereehq/referee/internal/procgroup"
 	"github.com/refereehq/referee/protocols/cgp"
 )
@@ -24,7 +25,7 @@ type stdio struct {
 	ended  chan struct{} // closed when stdout ends (EOF, or a line too long)
 	exited chan struct{} // closed when the process has exited
 	quit   chan struct{} // closed by close: the reader stops delivering
-	tail   *tailBuf
+	tail   *childlog.Tail
 
 	writeMu  sync.Mutex
 	mu       sync.Mutex
@@ -68,7 +69,7 @@ func startStdio(t Target) (*stdio, error) {
 	s := &stdio{
 		target: t, cmd: cmd, stdin: stdin,
 		lines: make(chan []byte, 2), ended: make(chan struct{}), exited: make(chan struct{}), quit: make(chan struct{}),
-		tail: &tailBuf{n: 64 << 10},
+		tail: childlog.NewTail(64 << 10),
 	}
 	t.Trace.Event("started %q (pid %d)", t.Argv, cmd.Process.Pid)
 	go s.readStdout(outR)
@@ -145,20 +146,13 @@ func (s *stdio) end(e *Error) {
 }
 
 func (s *stdio) copyStderr(r io.Reader) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			s.tail.Write(chunk)
-			s.target.Trace.Line("!!", bytes.TrimRight(chunk, "\n"))
-			if s.target.Stderr != nil {
-				s.target.Stderr.Write(chunk)
-			}
+	childlog.Copy(r, func(chunk []byte) {
+		s.tail.Write(chunk)
+		s.target.Trace.Line("!!", bytes.TrimRight(chunk, "\n"))
+		if s.target.Stderr != nil {
+			s.target.Stderr.Write(chunk)
 		}
-		if err != nil && err != bufio.ErrBufferFull {
-			return
-		}
-	}
+	})
 }
 
 // crashed is the error for a provider whose stdout has ended.
@@ -299,26 +293,3 @@ func (s *stdio) close() {
 }
 
 func (s *stdio) stderr() string { return s.tail.String() }
-
-// tailBuf keeps the last n bytes written to it.
-type tailBuf struct {
-	mu sync.Mutex
-	n  int
-	b  []byte
-}
-
-func (t *tailBuf) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.n {
-		t.b = t.b[len(t.b)-t.n:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuf) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
-}
