@@ -207,15 +207,13 @@ func (a FrameID) Less(b FrameID) bool {
 	return *a.ContentDigest < *b.ContentDigest
 }
 
-// ResultLeaves returns the commitments of a result's frames in canonical
-// FrameID order, with their identities.
-func ResultLeaves(providerID string, frames []ContextFrame) ([]FrameID, []Hash) {
+// CanonicalOrder returns the indices of frames in canonical FrameID order
+// (the order of a result's Merkle leaves); equal identities keep their order.
+func CanonicalOrder(providerID string, frames []ContextFrame) []int {
 	idx := make([]int, len(frames))
-	for i := range idx {
-		idx[i] = i
-	}
 	ids := make([]FrameID, len(frames))
 	for i := range frames {
+		idx[i] = i
 		ids[i] = FrameID{ProviderID: providerID, FrameID: frames[i].ID, ContentDigest: frames[i].ContentDigest}
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
@@ -227,13 +225,19 @@ func ResultLeaves(providerID string, frames []ContextFrame) ([]FrameID, []Hash) 
 		}
 		return 0
 	})
-	outIDs := make([]FrameID, len(frames))
+	return idx
+}
+
+// ResultLeaves returns the commitments of a result's frames in canonical
+// FrameID order, with their identities.
+func ResultLeaves(providerID string, frames []ContextFrame) ([]FrameID, []Hash) {
+	ids := make([]FrameID, len(frames))
 	leaves := make([]Hash, len(frames))
-	for i, j := range idx {
-		outIDs[i] = ids[j]
+	for i, j := range CanonicalOrder(providerID, frames) {
+		ids[i] = FrameID{ProviderID: providerID, FrameID: frames[j].ID, ContentDigest: frames[j].ContentDigest}
 		leaves[i] = CommitmentOf(providerID, &frames[j])
 	}
-	return outIDs, leaves
+	return ids, leaves
 }
 
 // SignCommitment signs the raw 32 bytes of a commitment or root with an

@@ -263,24 +263,8 @@ func swap(f *cgp.ContextFrame) {
 // attested, to a result whose frames are served in the same order.
 func (p *Provider) attest(result *cgp.ContextQueryResult, attested []cgp.ContextFrame) error {
 	_, leaves := cgp.ResultLeaves(Name, attested)
-	// The canonical position of each frame, sorted as ResultLeaves sorts.
-	order := make([]int, len(attested))
-	for i := range order {
-		order[i] = i
-	}
-	ids := make([]cgp.FrameID, len(attested))
-	for i := range attested {
-		ids[i] = cgp.FrameID{ProviderID: Name, FrameID: attested[i].ID, ContentDigest: attested[i].ContentDigest}
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case ids[a].Less(ids[b]):
-			return -1
-		case ids[b].Less(ids[a]):
-			return 1
-		}
-		return 0
-	})
+	// The canonical position of each frame, as ResultLeaves sorts them.
+	order := cgp.CanonicalOrder(Name, attested)
 	pos := make([]int, len(attested))
 	for k, i := range order {
 		pos[i] = k
