@@ -321,7 +321,7 @@ func cgpvectorsDef() *suiteDef {
 profile against an implementation: the digest profile's strict parse of
 frames and queries (unknown_field with its exact path), the materialisation
 of omitted arrays, RFC 8785 canonical text and the sha256 digest, each stage
-its own check, the citation_label rule of frame validity, the record_hash of
+its own check, the frame rules (F1–F6, D1, P1–P4, G1, G2, B3) as vectors, the record_hash of
 the 12 lifecycle record fixtures, record attestations under the published
 test key, and the line-range grammar's vectors.
 

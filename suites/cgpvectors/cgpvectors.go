@@ -2,9 +2,11 @@
 // Protocol's golden fixture profile (contextgraph-conformance's
 // fixtures/contextgraph-1.0/, fixture profile 1.1.0) run against any
 // implementation: the digest profile's strict parse, normalisation, RFC 8785
-// canonicalisation and SHA-256 digest, and the citation_label rule of frame
-// validity. It reads a profile directory in the upstream layout, or
-// referee's own embedded profile, which adds cases upstream lacks.
+// canonicalisation and SHA-256 digest, and the frame-validity rules a host
+// applies to a served frame (cgp.ValidateFrame and B3's token cost, with
+// referee's frame-rules vectors). It reads a profile directory in the
+// upstream layout, or referee's own embedded profile, which adds cases
+// upstream lacks.
 package cgpvectors
 
 import (
@@ -79,6 +81,8 @@ type Corpus struct {
 	Citations []Citation // context-frame.missing-citation.invalid.json, in file order
 	Valid     []Named    // frames that must be valid: the digest frames' sources, compact, reference
 	Vectors   []Vector
+	// FrameRules are referee's frame-validity vectors, whatever the profile.
+	FrameRules []FrameRuleCase
 	// The vector files, whatever the profile: the embedded copies of
 	// upstream's, each replaced by Options.Vectors's when it has one.
 	Records    []Record           // the lifecycle records
@@ -388,6 +392,16 @@ func LoadWith(c *corpus.Corpus, o Options) (*check.Suite, error) {
 		return nil, err
 	}
 	if cp.Envelopes, err = readEnvelopes(ec, ep); err != nil {
+		return nil, err
+	}
+	fr, err := FrameRules()
+	if err != nil {
+		return nil, err
+	}
+	if cp.FrameRules, err = ReadFrameRules(fr); err != nil {
+		return nil, err
+	}
+	if err := vf.add(fr, FrameRulesFile); err != nil {
 		return nil, err
 	}
 	if o.Vectors != nil && !vf.anyFromDir() {

@@ -56,10 +56,10 @@ func TestReferencePassesShared(t *testing.T) {
 			}
 			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3,
 			// the 12 embedded lifecycle records x 2, 10 record attestation checks,
-			// 31 range vectors, 61 provenance attestation checks and the 13
-			// reference envelopes x 2.
-			if len(s.Checks) != 184 {
-				t.Errorf("%d checks, want 184", len(s.Checks))
+			// 31 range vectors, 61 provenance attestation checks, the 13
+			// reference envelopes x 2 and referee's 42 frame-rules vectors.
+			if len(s.Checks) != 226 {
+				t.Errorf("%d checks, want 226", len(s.Checks))
 			}
 			run := checktest.Run(t, s, reference(t, ""))
 			if n := run.Counts(); n.Pass != len(run.Results) {
@@ -111,6 +111,8 @@ func TestCheckIDs(t *testing.T) {
 		"cgp-vectors/citation/missing", "cgp-vectors/citation/blank", "cgp-vectors/citation/blank_nbsp", "cgp-vectors/citation/blank_tab_newline",
 		"cgp-vectors/frame-validity/compact", "cgp-vectors/frame-validity/reference", "cgp-vectors/frame-validity/minimal_frame",
 		"cgp-vectors/normalization/unicode/normalized", "cgp-vectors/normalization/keys_non_bmp_vs_uffxx/jcs", "cgp-vectors/normalization/number_edges/sha256",
+		"cgp-vectors/frame-validity/reference_nested_frame", "cgp-vectors/frame-rules/score-zero", "cgp-vectors/frame-rules/reference-that-costs",
+		"cgp-vectors/frame-rules/non-ascii-token-cost", "cgp-vectors/frame-rules/several-rules",
 	} {
 		if !ids[want] {
 			t.Errorf("no check %s", want)

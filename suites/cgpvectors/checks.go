@@ -15,7 +15,8 @@ import (
 // cgp-vectors/digest/NAME/{normalized,jcs,sha256} per frame and query digest
 // case, cgp-vectors/strict/NAME per unknown-field negative,
 // cgp-vectors/citation/NAME per citation negative,
-// cgp-vectors/frame-validity/NAME per valid frame, and
+// cgp-vectors/frame-validity/NAME per valid frame,
+// cgp-vectors/frame-rules/NAME per frame-validity vector, and
 // cgp-vectors/normalization/NAME/{normalized,jcs,sha256} per vector, and
 // cgp-vectors/record/KIND/{hash,extension} per lifecycle record, and
 // cgp-vectors/record-attestation/{sign,verify/CASE} with the published key,
@@ -38,6 +39,9 @@ func (c *Corpus) Checks() []check.Check {
 	}
 	for _, v := range c.Valid {
 		out = append(out, validCheck(v))
+	}
+	for _, fc := range c.FrameRules {
+		out = append(out, frameRuleCheck(fc))
 	}
 	for _, v := range c.Vectors {
 		out = append(out, vectorNormalizedCheck(v), jcsCheck("normalization/"+v.Name, v.Normalized, v.JCS), shaCheck("normalization/"+v.Name, v.Input, v.SHA256))
@@ -200,55 +204,25 @@ func strictCheck(c StrictCase) check.Check {
 	}
 }
 
-// frameCheck calls checkFrame and returns valid, rule and field.
-func checkFrame(ctx context.Context, s *check.Session, frame canon.Value, want string) (valid bool, field string, o check.Outcome, ok bool) {
-	r, err := s.Call(ctx, OpCheckFrame, map[string]json.RawMessage{"frame": raw(frame)})
-	if err != nil {
-		return false, "", check.Broke(err), false
-	}
-	if r.Err != nil {
-		return false, "", check.Failed("checkFrame threw: "+r.Err.Error(), want, "err: "+r.Err.Error()), false
-	}
-	if r.OK.Kind != canon.Object {
-		return false, "", check.Failed("checkFrame returned "+r.OK.Kind.String()+", not an object", want, r.OK.String()), false
-	}
-	var v, f canon.Value
-	for _, m := range r.OK.Members {
-		switch m.Key {
-		case "valid":
-			v = m.Value
-		case "field":
-			f = m.Value
-		}
-	}
-	if v.Kind != canon.Bool {
-		return false, "", check.Failed("checkFrame's ok has no boolean valid", want, r.OK.String()), false
-	}
-	if f.Kind == canon.String {
-		field = f.Str
-	}
-	return v.Bool, field, check.Outcome{}, true
-}
-
 func citationCheck(c Citation) check.Check {
-	want := `{"valid":false,"field":"citation_label",...}`
+	want := `{"valid":false,"violations":[{"rule":"F3","field":"citation_label",...},...]}`
 	return check.Check{
 		ID:      "cgp-vectors/citation/" + c.Name,
 		Doc:     "checkFrame finds the " + c.Name + " frame invalid on citation_label (F3: present and non-blank after trimming Unicode White_Space)",
 		Needs:   []string{OpCheckFrame},
-		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s", check.Clip(c.Frame.String()), want),
+		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s (other violations may come with it)", check.Clip(c.Frame.String()), want),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			valid, field, o, ok := checkFrame(ctx, s, c.Frame, want)
+			vd, o, ok := checkFrame(ctx, s, c.Frame, want)
 			if !ok {
 				return o
 			}
-			if valid {
+			if vd.valid {
 				o := check.Failed("checkFrame found the frame valid", want, `{"valid":true}`)
 				o.Notes = []string{"citation_label must be present and not blank; blank is empty after trimming Unicode White_Space (U+00A0 included), as Rust's str::trim"}
 				return o
 			}
-			if field != "citation_label" {
-				return check.Failed("checkFrame found the frame invalid, but not on citation_label", "citation_label", strconv.Quote(field))
+			if !vd.has(cgp.RuleCitation, "citation_label") {
+				return check.Failed("checkFrame found the frame invalid, but not by F3 on citation_label", `a violation {"rule":"F3","field":"citation_label"}`, vd.String())
 			}
 			return check.Passed()
 		},
@@ -256,19 +230,25 @@ func citationCheck(c Citation) check.Check {
 }
 
 func validCheck(n Named) check.Check {
-	want := `{"valid":true}`
+	want := `{"valid":true,"violations":[]}`
 	return check.Check{
 		ID:      "cgp-vectors/frame-validity/" + n.Name,
-		Doc:     "checkFrame finds the " + n.Name + " frame valid",
+		Doc:     "checkFrame finds the " + n.Name + " frame valid under every frame rule",
 		Needs:   []string{OpCheckFrame},
 		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s", check.Clip(n.Frame.String()), want),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			valid, field, o, ok := checkFrame(ctx, s, n.Frame, want)
+			vd, o, ok := checkFrame(ctx, s, n.Frame, want)
 			if !ok {
 				return o
 			}
-			if !valid {
-				return check.Failed("checkFrame found a valid frame invalid (field "+strconv.Quote(field)+")", want, `{"valid":false,"field":`+strconv.Quote(field)+`}`)
+			if !vd.valid {
+				o := check.Failed("checkFrame found a valid frame invalid: rules "+ruleList(vd.rules()), want, vd.String())
+				for _, r := range vd.rules() {
+					if d, ok := ruleDocs[r]; ok {
+						o.Notes = append(o.Notes, "the frame keeps "+d+vd.said(r))
+					}
+				}
+				return o
 			}
 			return check.Passed()
 		},

@@ -28,7 +28,7 @@ type Mode struct {
 	writer   *mutant.Writer // canonical text written this way instead
 	opts     cgp.Options    // strict parse and normalisation variations
 	hashText bool           // digest hashes the value's source-order text, not its RFC 8785 text
-	citation citationRule   // how checkFrame judges citation_label
+	frame    frameRule      // how checkFrame applies the frame rules
 	record   recordRule     // how recordHash builds the preimage
 	attest   attestRule     // how record attestations are signed and verified
 	ranges   rangeRule      // how rangeDigest reads a line range
@@ -70,16 +70,6 @@ const (
 	recordDropForeign                   // namespaced members (with a ':') dropped, as a typed struct would
 )
 
-type citationRule uint8
-
-const (
-	citationF3          citationRule = iota // present, non-blank after trimming Unicode White_Space
-	citationAbsenceOnly                     // present, blank accepted
-	citationOptional                        // non-blank when present, absence accepted
-	citationASCIITrim                       // blank only after trimming ASCII whitespace
-	citationCamelCase                       // looks for citationLabel
-)
-
 // Modes lists the built-in adapter's broken modes.
 var Modes = []Mode{
 	{Name: "codepoint-order", Doc: "sorts keys by code point (UTF-8 bytes), not by UTF-16 code units", writer: &mutant.Writer{Keys: mutant.CodePoint}},
@@ -91,10 +81,34 @@ var Modes = []Mode{
 	{Name: "lenient", Doc: "accepts unknown members, as the general protocol types do", opts: cgp.Options{Lenient: true}},
 	{Name: "path-without-index", Doc: "names unknown fields in arrays without the index: frame.provenance.future_field", opts: cgp.Options{NoIndex: true}},
 	{Name: "hash-source-text", Doc: "hashes the value's compact source-order text instead of its RFC 8785 text", hashText: true},
-	{Name: "citation-absence-only", Doc: "checks only that citation_label is present; a blank one is accepted", citation: citationAbsenceOnly},
-	{Name: "citation-optional", Doc: "treats citation_label as optional: blank is rejected, absent is accepted", citation: citationOptional},
-	{Name: "ascii-trim", Doc: "trims only ASCII whitespace before the blank test, so a lone U+00A0 passes", citation: citationASCIITrim},
-	{Name: "camel-case-citation", Doc: "looks for citationLabel instead of citation_label, so every frame lacks one", citation: citationCamelCase},
+	{Name: "citation-absence-only", Doc: "checks only that citation_label is present; a blank one is accepted", frame: citationAbsenceOnly},
+	{Name: "citation-optional", Doc: "treats citation_label as optional: blank is rejected, absent is accepted", frame: citationOptional},
+	{Name: "ascii-trim", Doc: "trims only ASCII whitespace before every blank test (title, citation_label, display_name, target_uri), so a lone U+00A0 passes", frame: asciiTrim},
+	{Name: "camel-case-citation", Doc: "looks for citationLabel instead of citation_label, so every frame lacks one", frame: citationCamelCase},
+	{Name: "score-exclusive-bounds", Doc: "requires 0 < score < 1, refusing a score of exactly 0 or 1", frame: scoreExclusive},
+	{Name: "score-clamped", Doc: "clamps the score into [0,1] before checking it, so F1 never fires", frame: scoreClamped},
+	{Name: "lenient-timestamps", Doc: "checks a timestamp's grammar only, not its calendar: 2026-02-29, April 31 and hour 24 pass", frame: timeLenient},
+	{Name: "offset-timestamps", Doc: "reads timestamps as RFC 3339 allows them: any offset (+00:00), lowercase t and z", frame: timeOffsets},
+	{Name: "no-leap-second", Doc: "refuses second 60, as Go's time.Parse and JavaScript's Date do", frame: timeNoLeapSecond},
+	{Name: "no-leap-days", Doc: "gives February 28 days in every year", frame: timeNoLeapDays},
+	{Name: "julian-leap-years", Doc: "makes every fourth year a leap year, 2100 included", frame: timeJulian},
+	{Name: "expires-at-unchecked", Doc: "applies F4 to the frame's own timestamps only, not to content_ref.expires_at", frame: timeNoExpiresAt},
+	{Name: "window-inclusive", Doc: "accepts a validity window whose valid_to equals its valid_from", frame: windowInclusive},
+	{Name: "window-string-compare", Doc: "compares valid_from and valid_to as strings, so 00:00:00.5Z sorts before 00:00:00Z", frame: windowStrings},
+	{Name: "representation-names-only", Doc: "checks that representation is full, compact or reference, never the members each requires or forbids (P1-P3)", frame: representationNamesOnly},
+	{Name: "open-representations", Doc: "reads an unknown representation as full, as a forward-compatible reader might", frame: representationOpen},
+	{Name: "reference-may-cost", Doc: "lets a reference frame's token_cost be the cost of the content it references: neither P4 nor B3 applies to it", frame: referenceMayCost},
+	{Name: "empty-content-absent", Doc: "takes content \"\" for no content, as a truthiness test does", frame: emptyContentAbsent},
+	{Name: "digest-any-case", Doc: "accepts uppercase hex in content_digest, canonical_content_hash and file link digests", frame: digestAnyCase},
+	{Name: "content-digest-unverified", Doc: "checks content_digest's grammar but never that it is the SHA-256 of the content", frame: digestUnverified},
+	{Name: "file-digest-optional", Doc: "checks a file link's digest only when it has one", frame: fileDigestOptional},
+	{Name: "display-name-optional", Doc: "checks a relation's display_name only when it has one", frame: displayNameOptional},
+	{Name: "attestation-ignored", Doc: "ignores an attestation member in a frame, as unknown members are ignored", frame: attestationIgnored},
+	{Name: "utf16-token-cost", Doc: "counts B3's token cost in UTF-16 code units (JavaScript's String length), not UTF-8 bytes", frame: costUTF16},
+	{Name: "codepoint-token-cost", Doc: "counts B3's token cost in code points (Python's len), not UTF-8 bytes", frame: costCodePoints},
+	{Name: "token-cost-floor", Doc: "rounds B3's token cost down: floor(bytes / 4)", frame: costFloor},
+	{Name: "loose-numbers", Doc: "reads score and token_cost as JavaScript's Number() and a truncating integer read do: \"0.5\" is 0.5, 12.5 is 12", frame: looseNumbers},
+	{Name: "first-violation-only", Doc: "answers only the first violation it finds", frame: firstViolationOnly},
 	{Name: "record-hash-kept", Doc: "hashes the lifecycle record with its record_hash member still in it", record: recordKeepHash},
 	{Name: "record-hash-blanked", Doc: "blanks record_hash to \"\" before hashing instead of removing it", record: recordBlankHash},
 	{Name: "drop-extensions", Doc: "drops namespaced members it does not model (acme:relay) before hashing a record, as a typed re-serialisation would", record: recordDropForeign},
@@ -280,11 +294,7 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 		if !ok {
 			return nil, badArgs("args.frame is missing")
 		}
-		if viol := h.checkFrame(v); viol != nil {
-			out, _ := json.Marshal(map[string]any{"valid": false, "rule": viol.Rule, "field": viol.Field, "message": viol.Msg})
-			return out, nil
-		}
-		return json.RawMessage(`{"valid":true}`), nil
+		return frameReply(h.checkFrame(v)), nil
 	}
 	return nil, &adapter.Error{Code: "unknown_op", Message: op}
 }
@@ -316,49 +326,6 @@ func (h *Handler) canonical(v canon.Value) ([]byte, error) {
 		return h.mode.writer.Append(nil, v)
 	}
 	return cgp.Canonical(v)
-}
-
-func (h *Handler) checkFrame(v canon.Value) *cgp.Violation {
-	switch h.mode.citation {
-	case citationF3:
-		return cgp.CheckFrame(v)
-	case citationCamelCase:
-		if v.Kind == canon.Object {
-			renamed := canon.Value{Kind: canon.Object}
-			for _, m := range v.Members {
-				switch m.Key {
-				case "citation_label":
-					continue
-				case "citationLabel":
-					m.Key = "citation_label"
-				}
-				renamed.Members = append(renamed.Members, m)
-			}
-			v = renamed
-		}
-		return cgp.CheckFrame(v)
-	}
-	if v.Kind != canon.Object {
-		return cgp.CheckFrame(v)
-	}
-	label, ok := v.Lookup("citation_label")
-	if !ok {
-		if h.mode.citation == citationOptional {
-			return nil
-		}
-		return &cgp.Violation{Rule: cgp.RuleCitation, Field: "citation_label", Msg: "is missing"}
-	}
-	blank := label.Kind != canon.String
-	switch h.mode.citation {
-	case citationASCIITrim:
-		blank = blank || strings.Trim(label.Str, " \t\n\r\f\v") == ""
-	case citationOptional:
-		blank = blank || cgp.IsBlank(label.Str)
-	}
-	if blank {
-		return &cgp.Violation{Rule: cgp.RuleCitation, Field: "citation_label", Msg: "is blank"}
-	}
-	return nil
 }
 
 // preimage is the record recordHash canonicalises: without its top-level

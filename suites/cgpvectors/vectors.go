@@ -63,6 +63,18 @@ func (v *vectorFiles) open(name string) (*corpus.Corpus, string, error) {
 	return c, p, nil
 }
 
+// add counts name, read from c (referee's own, never from dir), among the
+// files used.
+func (v *vectorFiles) add(c *corpus.Corpus, name string) error {
+	raw, err := c.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(raw)
+	v.used[name] = usedFile{digest: "sha256:" + hex.EncodeToString(sum[:])}
+	return nil
+}
+
 func (v *vectorFiles) anyFromDir() bool {
 	for _, u := range v.used {
 		if u.fromDir {

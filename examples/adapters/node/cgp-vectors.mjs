@@ -4,8 +4,8 @@
 // (fixture profile 1.1.0): the strict parse of a ContextFrame and a
 // ContextQuery with their allow-lists, the normalisation that materialises
 // omitted arrays, RFC 8785 canonicalisation, the sha256: digest of the
-// canonical text, and frame-validity rule F3 (citation_label present and not
-// blank), lifecycle record hashes and attestations, provenance line ranges,
+// canonical text, the frame-validity rules (F1-F6, P1-P4, Q2, D1, G1, G2
+// and B3's token cost), lifecycle record hashes and attestations, provenance line ranges,
 // frame provenance attestation (the link encoding, chain heads, frame
 // commitments, RFC 6962 roots and proofs, Ed25519 with a strict key check)
 // and the reference envelopes' exact serialisation.
@@ -26,8 +26,9 @@
 //   canonicalize   {value: V}        -> ok: the RFC 8785 text of V, as a string
 //                  {value_text: T}   -> the same, for the JSON text T
 //   digest         {value: V}        -> ok: "sha256:" + hex(SHA-256(RFC 8785 text))
-//   checkFrame     {frame: F}        -> ok: {valid: true}, or
-//                                       {valid: false, rule: "F3", field: "citation_label", message}
+//   checkFrame     {frame: F}        -> ok: {valid: true, violations: []}, or
+//                                       {valid: false, rule, field, message (of the first),
+//                                        violations: [{rule, field, message}, ...]}
 //   recordHash     {record: R}       -> ok: "sha256:" + hex(SHA-256(RFC 8785 text of R
 //                                       without its top-level record_hash member))
 //   signRecordAttestation {seed, signed_record_hash}        -> ok: hex Ed25519 signature
@@ -298,23 +299,163 @@ function normalizeQuery(query) {
 }
 
 /* ------------------------------------------------------------------ */
-/* frame validity: F3                                                  */
+/* frame validity: F1-F6, P1-P4, Q2, D1, G1, G2, B3                    */
 /* ------------------------------------------------------------------ */
 
 // Blank is empty after trimming Unicode White_Space from both ends (Rust's
 // str::trim). JS's \s and String.prototype.trim differ from White_Space: they
 // include U+FEFF and leave out U+0085, so the property is named explicitly.
 const BLANK_RE = /^\p{White_Space}*$/u;
+const blank = (s) => BLANK_RE.test(s);
 
-// checkFrame reads the frame as a general ContextFrame: no allow-lists.
+// The ContextFrame wire type, as a served frame is read: each member's type
+// and whether it is required. Members not listed are ignored; null for an
+// optional member is absent. A frame that does not fit is a shape error.
+class ShapeError extends Error {}
+const T = {
+  str: (v, where) => {
+    if (typeof v !== "string") throw new ShapeError(`${where} is ${typeName(v)}, not a string`);
+    return v;
+  },
+  // score is an f32: the number as the nearest f32.
+  f32: (v, where) => {
+    if (typeof v !== "number" || !Number.isFinite(Math.fround(v))) throw new ShapeError(`${where} is ${typeName(v)}, not an f32`);
+    return Math.fround(v);
+  },
+  u32: (v, where) => {
+    if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new ShapeError(`${where} is ${typeof v === "number" ? v : typeName(v)}, not an unsigned 32-bit integer`);
+    return v;
+  },
+  any: (v) => v,
+};
+const struct = (members) => (v, where) => {
+  if (!isObject(v)) throw new ShapeError(`${where} is ${typeName(v)}, not an object`);
+  const out = {};
+  for (const [name, [type, required]] of Object.entries(members)) {
+    const x = v.has(name) ? v.get(name) : undefined;
+    if (x === undefined || x === null) {
+      if (required) throw new ShapeError(`${where}.${name} is ${x === null ? "null" : "missing"}`);
+      continue;
+    }
+    out[name] = type(x, `${where}.${name}`);
+  }
+  return out;
+};
+const listOf = (type) => (v, where) => {
+  if (!Array.isArray(v)) throw new ShapeError(`${where} is ${typeName(v)}, not an array`);
+  return v.map((e, i) => type(e, `${where}[${i}]`));
+};
+const readContextFrame = struct({
+  id: [T.str, true], kind: [T.str, true], title: [T.str, true],
+  content: [T.str], content_digest: [T.str], uri: [T.str], representation: [T.str],
+  content_fidelity: [T.str], canonical_content_hash: [T.str],
+  content_ref: [struct({ provider_id: [T.str, true], uri: [T.str, true], expires_at: [T.str] })],
+  transform: [struct({ method: [T.str, true], implementation: [T.str, true], version: [T.str, true] })],
+  minimum_content_fidelity: [T.str], inline_content_requirement: [T.str],
+  score: [T.f32, true], token_cost: [T.u32, true], canonical_token_cost: [T.u32], tokenizer_ref: [T.str],
+  valid_from: [T.str], valid_to: [T.str], recorded_at: [T.str],
+  provenance: [listOf(struct({ type: [T.str, true], uri: [T.str], range: [T.str], digest: [T.str], method: [T.str], by: [T.str] }))],
+  citation_label: [T.str],
+  embedding: [struct({ fingerprint: [T.str, true], vector: [listOf(T.f32)] })],
+  relations: [listOf(struct({ rel: [T.str, true], target_uri: [T.str, true], display_name: [T.str] }))],
+  attestation: [T.any],
+});
+
+const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+const TIMESTAMP_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?Z$/;
+
+// instant reads an F4 timestamp: YYYY-MM-DDTHH:MM:SS(.f+)?Z, uppercase T and
+// Z, a real Gregorian date, second 60 allowed (it reads as 59 for Q2). It
+// returns [whole seconds since the epoch, fraction digits], or null. Not
+// Date.parse: it takes other formats and refuses second 60.
+function instant(s) {
+  const m = TIMESTAMP_RE.exec(s);
+  if (m === null) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  if (month < 1 || month > 12 || day < 1 || day > days[month - 1] || hour > 23 || minute > 59 || second > 60) return null;
+  const seconds = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59)) / 1000;
+  return [seconds, (m[7] ?? "").replace(/0+$/, "")];
+}
+
+// after reports whether instant a is strictly after instant b. Timestamps
+// are not compared as strings: "…00.5Z" is after "…00Z" though '.' < 'Z'.
+function after(a, b) {
+  if (a[0] !== b[0]) return a[0] > b[0];
+  const n = Math.max(a[1].length, b[1].length);
+  return a[1].padEnd(n, "0") > b[1].padEnd(n, "0");
+}
+
+const sha256Text = (s) => "sha256:" + createHash("sha256").update(s, "utf8").digest("hex");
+
+// frameViolations applies every frame rule to a decoded frame. Absence is
+// tested with === undefined, never truthiness: content "" is content.
+function frameViolations(f) {
+  const out = [];
+  const add = (rule, field, message) => out.push({ rule, field, message });
+  const has = (k) => f[k] !== undefined;
+  if (!(f.score >= 0 && f.score <= 1)) add("F1", "score", `score ${f.score} is outside [0,1]`);
+  if (blank(f.title)) add("F2", "title", "the title is blank");
+  if (!has("citation_label") || blank(f.citation_label)) add("F3", "citation_label", "citation_label is missing or blank");
+
+  const rep = has("representation") ? f.representation : "full";
+  const need = (rule, members) => {
+    const missing = members.filter((k) => !has(k));
+    if (missing.length > 0) add(rule, missing[0], `a ${rep} frame lacks ${missing.join(", ")}`);
+  };
+  if (rep === "full") need("P1", ["content"]);
+  else if (rep === "compact") need("P2", ["content", "content_digest", "canonical_content_hash", "transform", "content_ref"]);
+  else if (rep === "reference") {
+    need("P3", ["content_ref", "canonical_content_hash"]);
+    const present = ["content", "content_digest", "transform"].filter(has);
+    if (present.length > 0) add("P3", present[0], `a reference frame carries ${present.join(", ")}`);
+    if (f.token_cost !== 0) add("P4", "token_cost", `a reference frame costs 0, not ${f.token_cost}`);
+  } else add("P1", "representation", `representation ${JSON.stringify(rep)} is none of full, compact, reference`);
+
+  const stamps = [["valid_from", f.valid_from], ["valid_to", f.valid_to], ["recorded_at", f.recorded_at], ["content_ref.expires_at", f.content_ref?.expires_at]];
+  for (const [name, v] of stamps) {
+    if (v !== undefined && instant(v) === null) add("F4", name, `${name} ${JSON.stringify(v)} is not an RFC 3339 UTC timestamp with a real date`);
+  }
+  if (has("valid_from") && has("valid_to")) {
+    const from = instant(f.valid_from);
+    const to = instant(f.valid_to);
+    if (from !== null && to !== null && !after(to, from)) add("Q2", "valid_to", "valid_to is not after valid_from: an empty validity window");
+  }
+
+  if (has("content_digest")) {
+    if (!DIGEST_RE.test(f.content_digest)) add("D1", "content_digest", "content_digest is not sha256: and 64 lowercase hex");
+    else if (has("content") && sha256Text(f.content) !== f.content_digest) add("D1", "content_digest", "content_digest is not the SHA-256 of the content's UTF-8 bytes");
+  }
+  if (has("canonical_content_hash") && !DIGEST_RE.test(f.canonical_content_hash)) add("D1", "canonical_content_hash", "canonical_content_hash is not sha256: and 64 lowercase hex");
+  (f.provenance ?? []).forEach((l, i) => {
+    if (l.type === "file" && (l.digest === undefined || !DIGEST_RE.test(l.digest))) add("F5", `provenance[${i}].digest`, "a file link's digest is missing or not sha256: and 64 lowercase hex");
+  });
+  (f.relations ?? []).forEach((r, i) => {
+    if (r.display_name === undefined || blank(r.display_name)) add("G1", `relations[${i}].display_name`, "a relation without a display_name");
+    if (blank(r.target_uri)) add("G2", `relations[${i}].target_uri`, "a relation with a blank target_uri");
+  });
+  if (has("attestation")) add("F6", "attestation", "a frame carries no attestation member; attestations travel in result.frame_attestations");
+
+  // B3: UTF-8 bytes, not s.length (UTF-16 code units) nor code points.
+  const cost = has("content") ? Math.ceil(Buffer.byteLength(f.content, "utf8") / 4) : 0;
+  if (f.token_cost !== cost) add("B3", "token_cost", `token_cost ${f.token_cost} is not ceil(UTF-8 bytes of content / 4) = ${cost}`);
+  return out;
+}
+
+// checkFrame reads the frame as a general ContextFrame (no allow-lists) and
+// answers every violation; rule, field and message of the first stand on
+// the reply too.
 function checkFrame(frame) {
-  if (!isObject(frame)) return { valid: false, rule: "shape", field: "", message: `a frame is an object, not ${typeName(frame)}` };
-  const bad = (message) => ({ valid: false, rule: "F3", field: "citation_label", message: `citation_label ${message}` });
-  if (!frame.has("citation_label")) return bad("is missing");
-  const label = frame.get("citation_label");
-  if (typeof label !== "string") return bad(`is ${typeName(label)}, not a string`);
-  if (BLANK_RE.test(label)) return bad(`is blank (${JSON.stringify(label)})`);
-  return { valid: true };
+  let violations;
+  try {
+    violations = frameViolations(readContextFrame(frame, "frame"));
+  } catch (e) {
+    if (!(e instanceof ShapeError)) throw e;
+    violations = [{ rule: "shape", field: "", message: e.message }];
+  }
+  if (violations.length === 0) return { valid: true, violations: [] };
+  return { valid: false, ...violations[0], violations };
 }
 
 /* ------------------------------------------------------------------ */
