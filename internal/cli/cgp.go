@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
@@ -102,8 +103,11 @@ evidence}]}. The bearer token for --url comes from --token or the variable
 
 // finishLive writes a live suite's reports and returns its exit.
 func finishLive(e *env, d *suiteDef, o *runOptions, suite *check.Suite, impl report.Implementation, res *cgplive.Result) error {
-	if !res.Run.Complete {
+	switch {
+	case res.Unreachable:
 		fmt.Fprintf(e.stderr, "referee: the provider could not be started or reached: %s\n", res.Run.Results[0].Reason)
+	case res.Interrupted:
+		fmt.Fprintf(e.stderr, "referee: interrupted; the verdicts above are not a conformance result\n")
 	}
 	rep := report.New(
 		report.Tool{Name: "referee", Version: versionString()},
@@ -237,17 +241,23 @@ signed with a published test key). It speaks NDJSON on stdio, or HTTP with
 			}
 			if addr == "" {
 				err := p.ServeStdio(cmd.Context(), e.stdin, e.stdout)
-				if errors.Is(err, provider.ErrCrash) {
+				switch {
+				case errors.Is(err, provider.ErrCrash):
 					return &exitError{code: 1, err: err}
+				case errors.Is(err, context.Canceled):
+					return nil // interrupted: a clean stop
 				}
 				return err
+			}
+			if provider.StdioOnly(mode) {
+				return usageError("--misbehave %s breaks a rule only the stdio checks test; over --http it would change no verdict", mode)
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return usageError("--http %s: %v", addr, err)
 			}
 			fmt.Fprintf(e.stderr, "referee: serving CGP provider %s on http://%s/\n", provider.Name, ln.Addr())
-			srv := &http.Server{Handler: p.Handler()}
+			srv := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: time.Minute}
 			go func() { <-cmd.Context().Done(); srv.Close() }()
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				return err

@@ -271,7 +271,7 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 	var typ string
 	if raw, ok := probe["type"]; !ok {
 		return nil, fmt.Errorf("no type member")
-	} else if err := json.Unmarshal(raw, &typ); err != nil {
+	} else if err := json.Unmarshal(raw, &typ); err != nil || string(raw) == "null" {
 		return nil, fmt.Errorf("type is not a string: %s", raw)
 	}
 	var env Envelope
@@ -321,6 +321,18 @@ func caseExact(v canon.Value, t reflect.Type, path string) error {
 		}
 	}
 	return nil
+}
+
+// RequestID returns the string id member of a line that may not decode as
+// an envelope, so that an error reply can still echo it (H4).
+func RequestID(data []byte) *string {
+	var probe struct {
+		ID *string `json:"id"`
+	}
+	if json.Unmarshal(data, &probe) != nil {
+		return nil
+	}
+	return probe.ID
 }
 
 // Encode writes an envelope as one line of JSON without the newline.

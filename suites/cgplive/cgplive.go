@@ -130,6 +130,9 @@ type Result struct {
 	Run    *check.Run
 	Native Native
 	Ack    *cgp.Envelope // the provider's ack on the main connection, if any
+	// Unreachable says the provider could not be started or reached at all;
+	// Interrupted, that the run was cancelled. Either makes Run incomplete.
+	Unreachable, Interrupted bool
 }
 
 // outcome is one check's verdict.
@@ -169,7 +172,7 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 		}
 		if ctx.Err() != nil {
 			// Interrupted: no more providers are started.
-			res.Run.Complete = false
+			res.Run.Complete, res.Interrupted = false, true
 			res.Run.Results = append(res.Run.Results, check.Result{ID: id, Status: check.Error, Reason: "not run: run interrupted"})
 			res.Native.Checks = append(res.Native.Checks, NativeCheck{Name: in.name, Status: "skipped", Evidence: "not run: run interrupted"})
 			continue
@@ -185,7 +188,9 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 		}
 		o := r.run(ctx, in)
 		if ctx.Err() != nil && o.status != check.Pass {
-			res.Run.Complete = false
+			// The verdict is the interruption's, not the provider's.
+			res.Run.Complete, res.Interrupted = false, true
+			o = outcome{status: check.Error, evidence: "not run to a verdict: run interrupted (" + o.evidence + ")"}
 		}
 		reason := o.evidence
 		if o.status != check.Fail && len(o.notes) > 0 {
@@ -222,7 +227,7 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 		res.Native.Checks = append(res.Native.Checks, NativeCheck{Name: in.name, Status: status, Evidence: reason})
 	}
 	if r.unreachable {
-		res.Run.Complete = false
+		res.Run.Complete, res.Unreachable = false, true
 	}
 	r.close()
 	res.Ack = r.ack
@@ -363,7 +368,7 @@ func (r *runner) run(ctx context.Context, in info) outcome {
 	case CheckAnchorRelevance:
 		return r.anchorRelevance(ctx, res, err)
 	case CheckProvenance:
-		return provenance(res)
+		return provenance(ctx, res)
 	case CheckAttestation:
 		return attestation(r.ack, res)
 	}

@@ -449,3 +449,24 @@ func TestHostileProviders(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptedRunIsNotAVerdict: a run cancelled in the middle of a check
+// blames the interruption, not the provider, and is incomplete.
+func TestInterruptedRunIsNotAVerdict(t *testing.T) {
+	t.Parallel()
+	sel, err := check.Select(cgplive.Load().Checks, []string{"cgp/shutdown-clean", "cgp/correlation"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	res := cgplive.Run(ctx, stdioTarget(docsDir(t), "hang-on-shutdown"), sel)
+	if res.Run.Complete || !res.Interrupted || res.Unreachable {
+		t.Fatalf("complete %v, interrupted %v, unreachable %v", res.Run.Complete, res.Interrupted, res.Unreachable)
+	}
+	for _, r := range res.Run.Results {
+		if r.Status != check.Error || !strings.Contains(r.Reason, "interrupted") {
+			t.Errorf("%s: %s %q, want an error saying the run was interrupted", r.ID, r.Status, r.Reason)
+		}
+	}
+}

@@ -307,13 +307,35 @@ func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResul
 	return pass("anchored on `%s`: provider returned 1 anchored frame(s) and ranked it first", anchor)
 }
 
-func provenance(res *cgp.ContextQueryResult) outcome {
-	verified := 0
+// maxProvenanceLinks is how many file links provenance-fixture-consistency
+// compares; a reply may carry any number.
+const maxProvenanceLinks = 1000
+
+func provenance(ctx context.Context, res *cgp.ContextQueryResult) outcome {
+	verified, compared := 0, 0
 	var mismatched, notes []string
+	type read struct {
+		data []byte
+		err  error
+	}
+	files := map[string]read{} // each file is read once
+	readOnce := func(path string) ([]byte, error) {
+		if r, ok := files[path]; ok {
+			return r.data, r.err
+		}
+		data, err := readLocalFile(path)
+		files[path] = read{data, err}
+		return data, err
+	}
+frames:
 	for i, f := range res.Frames {
 		for k, l := range f.Provenance {
 			if l.Type != "file" || l.URI == nil || !strings.HasPrefix(*l.URI, "file://") {
 				continue
+			}
+			if compared++; compared > maxProvenanceLinks || ctx.Err() != nil {
+				notes = append(notes, fmt.Sprintf("only the first %d file links were compared", compared-1))
+				break frames
 			}
 			where := fmt.Sprintf("frame[%d] %s provenance[%d]", i, f.ID, k)
 			if l.Digest == nil || !cgp.DigestPattern.MatchString(*l.Digest) {
@@ -325,7 +347,7 @@ func provenance(res *cgp.ContextQueryResult) outcome {
 				notes = append(notes, fmt.Sprintf("%s: %s does not name a file on this host", where, *l.URI))
 				continue
 			}
-			data, err := readLocalFile(u.Path)
+			data, err := readOnce(u.Path)
 			if err != nil {
 				notes = append(notes, fmt.Sprintf("%s: cannot read %s here: %v", where, u.Path, err))
 				continue
@@ -367,25 +389,23 @@ func provenance(res *cgp.ContextQueryResult) outcome {
 const maxProvenanceFile = 64 << 20
 
 // readLocalFile reads a regular file of at most maxProvenanceFile bytes: a
-// provider may name a FIFO, a device or a huge file.
+// provider may name a FIFO, a device or a huge file. It opens without
+// blocking, so a FIFO swapped in after a check cannot hang the run.
 func readLocalFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
 		return nil, errors.Unwrap(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
 	}
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
 	}
 	if st.Size() > maxProvenanceFile {
 		return nil, fmt.Errorf("%d bytes, more than the %d referee reads", st.Size(), maxProvenanceFile)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, errors.Unwrap(err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxProvenanceFile+1))
 	if err != nil {

@@ -136,6 +136,9 @@ func (h *Host) Stderr() string { return h.t.stderr() }
 func (h *Host) Ack() *cgp.Envelope { return h.ack }
 
 func (h *Host) exchange(ctx context.Context, timeout time.Duration, line []byte) (*cgp.Envelope, error) {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
+		timeout = time.Until(d).Round(time.Millisecond)
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	reply, err := h.t.roundTrip(ctx, line)
@@ -182,6 +185,8 @@ func missingPayload(e *cgp.Envelope) string {
 	switch {
 	case e.Type == cgp.TypeFrames && e.Result == nil:
 		return "a frames envelope without a result"
+	case e.Type == cgp.TypeFrames && e.Result.Frames == nil:
+		return "a frames result without its frames array"
 	case e.Type == cgp.TypeVerified && e.Response == nil:
 		return "a verified envelope without a response"
 	case e.Type == cgp.TypeHandshakeAck && (e.Provider == nil || e.Capabilities == nil):
@@ -277,6 +282,9 @@ func (h *Host) Pipeline(ctx context.Context, lines [][]byte, n int) ([]*cgp.Enve
 		env, err := cgp.DecodeEnvelope(reply)
 		if err != nil {
 			return out, &Error{Kind: KindWire, Msg: fmt.Sprintf("line is not a CGP envelope (%v): %s", err, clip(reply)), Line: reply}
+		}
+		if msg := missingPayload(env); msg != "" {
+			return out, &Error{Kind: KindWire, Msg: msg, Line: reply}
 		}
 		out = append(out, env)
 	}

@@ -106,6 +106,8 @@ func TestHTTP(t *testing.T) {
 			http.Redirect(w, r, "http://192.0.2.1/elsewhere", http.StatusTemporaryRedirect)
 		case "/echo":
 			fmt.Fprintf(w, `{"type":"handshake_ack","protocol_version":"contextgraph/2.0","provider":{"name":"%s","version":"1","data_flow":{}},"capabilities":{"query":{"kinds":[]}}}`, r.Header.Get("Authorization"))
+		case "/echo-escaped":
+			fmt.Fprint(w, `{"type":"error","code":"bad_request","message":"rejected `+strings.ReplaceAll(r.Header.Get("Authorization"), "-", `\u002d`)+`"}`)
 		case "/null":
 			fmt.Fprint(w, `{"type":"handshake_ack","protocol_version":"contextgraph/1.0","provider":null,"capabilities":{"query":{"kinds":[]}}}`)
 		default:
@@ -118,7 +120,7 @@ func TestHTTP(t *testing.T) {
 		path string
 		kind Kind
 	}{{"/401", KindUnauthorized}, {"/500", KindTransport}, {"/empty", KindWire}, {"/v2", KindVersionMismatch},
-		{"/redirect", KindTransport}, {"/echo", KindVersionMismatch}, {"/null", KindWire}} {
+		{"/redirect", KindTransport}, {"/echo", KindVersionMismatch}, {"/echo-escaped", KindProvider}, {"/null", KindWire}} {
 		h, err := Dial(ctx, Target{URL: srv.URL + tc.path, Token: token})
 		if err != nil {
 			t.Fatal(err)

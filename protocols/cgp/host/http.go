@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -86,9 +87,7 @@ func (h *httpT) roundTrip(ctx context.Context, line []byte) ([]byte, error) {
 	}
 	// A provider that echoes the token must not get it printed: remove it
 	// before the body is traced, recorded or quoted.
-	if h.target.Token != "" {
-		body = bytes.ReplaceAll(body, []byte(h.target.Token), []byte("[token]"))
-	}
+	body = h.scrub(body)
 	h.target.Trace.Line("<-", body)
 	switch {
 	case len(body) > cgp.MaxLine:
@@ -125,6 +124,49 @@ func (h *httpT) shutdown(ctx context.Context, line []byte) error {
 		return &Error{Kind: KindTransport, Msg: fmt.Sprintf("HTTP %d on shutdown", resp.StatusCode)}
 	}
 	return nil
+}
+
+// scrub removes the bearer token from a reply body, however its JSON
+// strings spell it ("\/", "\u0073"): such a body is rewritten canonically.
+func (h *httpT) scrub(body []byte) []byte {
+	tok := h.target.Token
+	if tok == "" {
+		return body
+	}
+	body = bytes.ReplaceAll(body, []byte(tok), []byte("[token]"))
+	v, err := canon.Parse(body, canon.ReadOptions{MaxDepth: 128})
+	if err != nil || !scrubValue(&v, tok) {
+		return body
+	}
+	out, err := canon.JCS.Append(nil, v)
+	if err != nil {
+		return []byte(`"[a reply that held the token, withheld]"`)
+	}
+	return out
+}
+
+// scrubValue replaces tok in every decoded string of v, keys included, and
+// reports whether it found one.
+func scrubValue(v *canon.Value, tok string) bool {
+	found := false
+	switch v.Kind {
+	case canon.String:
+		if strings.Contains(v.Str, tok) {
+			v.Str, found = strings.ReplaceAll(v.Str, tok, "[token]"), true
+		}
+	case canon.Array:
+		for i := range v.Elems {
+			found = scrubValue(&v.Elems[i], tok) || found
+		}
+	case canon.Object:
+		for i := range v.Members {
+			if strings.Contains(v.Members[i].Key, tok) {
+				v.Members[i].Key, found = strings.ReplaceAll(v.Members[i].Key, tok, "[token]"), true
+			}
+			found = scrubValue(&v.Members[i].Value, tok) || found
+		}
+	}
+	return found
 }
 
 // redact removes the bearer token from a message.

@@ -5,9 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
+	"io/fs"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,38 +85,40 @@ func parseTimestamp(s string) (time.Time, error) {
 // loadCorpus reads every regular file of dir whose name does not start with
 // a dot, and the sidecar if there is one.
 func loadCorpus(dir string) (*corpus, error) {
+	// Files are read through an os.Root: a symlink cannot reach outside dir.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening docs folder %s: %w", dir, err)
+	}
+	defer root.Close()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading docs folder %s: %w", dir, err)
 	}
 	side := map[string]sidecarEntry{}
 	sidePath := filepath.Join(dir, SidecarName)
-	if data, err := os.ReadFile(sidePath); err == nil {
+	if data, err := readRegular(root, SidecarName); err == nil {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&side); err != nil {
 			return nil, fmt.Errorf("%s: %w", sidePath, err)
 		}
-	} else if !os.IsNotExist(err) {
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading %s: %w", sidePath, err)
 	}
 	c := &corpus{byID: map[string]*doc{}}
 	seen := map[string]bool{}
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") {
-			continue
+		if strings.HasPrefix(name, ".") || !utf8.ValidString(name) {
+			continue // a name that is not UTF-8 cannot travel in a frame
 		}
 		path := filepath.Join(dir, name)
-		info, err := os.Stat(path)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
-		}
-		if !info.Mode().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
+		data, err := readRegular(root, name)
+		switch {
+		case errors.Is(err, errNotRegular), errors.Is(err, fs.ErrNotExist):
+			continue // a directory, a device, a symlink out of dir, or gone since ReadDir
+		case err != nil:
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
 		d, err := newDoc(path, name, data, side[name])
@@ -132,6 +138,45 @@ func loadCorpus(dir string) (*corpus, error) {
 		}
 	}
 	return c, nil
+}
+
+// errNotRegular marks a directory entry that is not a regular file.
+var errNotRegular = errors.New("not a regular file")
+
+// maxDoc is the largest file served: a bigger frame could not travel in one
+// 16 MiB envelope line anyway.
+const maxDoc = 8 << 20
+
+// readRegular reads a regular file of root, at most maxDoc bytes. It opens
+// without blocking, so a FIFO cannot hang the provider; a symlink that
+// leaves root is refused by the root.
+func readRegular(root *os.Root, name string) ([]byte, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", errNotRegular, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	if st.Size() > maxDoc {
+		return nil, fmt.Errorf("%d bytes, more than the %d a frame may hold", st.Size(), maxDoc)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxDoc+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxDoc {
+		return nil, fmt.Errorf("more than the %d bytes a frame may hold", maxDoc)
+	}
+	return data, nil
 }
 
 // newDoc makes the honest frame of one file.
@@ -154,6 +199,9 @@ func newDoc(path, name string, data []byte, meta sidecarEntry) (*doc, error) {
 		kind = *meta.Kind
 	}
 	title := name
+	if cgp.IsBlank(title) {
+		title = "untitled file"
+	}
 	if markdown {
 		if h := firstHeading(content); h != "" {
 			title = h
@@ -191,7 +239,7 @@ func newDoc(path, name string, data []byte, meta sidecarEntry) (*doc, error) {
 		return nil, fmt.Errorf("%s: sidecar valid_to %s is not after valid_from %s", path, *meta.ValidTo, *meta.ValidFrom)
 	}
 
-	uri := "file://" + filepath.ToSlash(path)
+	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 	fileLink := cgp.Link{Type: "file", URI: cgp.Str(uri), Method: cgp.Str("file-read"), By: cgp.Str(Name)}
 	label := name
 	if n := len(cgp.Lines(data)); n > 0 {
@@ -225,7 +273,7 @@ func newDoc(path, name string, data []byte, meta sidecarEntry) (*doc, error) {
 		CitationLabel: cgp.Str(label),
 		Relations: []cgp.Relation{{
 			Rel:         "doc.documents",
-			TargetURI:   "symbol:///docs/" + name + "#overview",
+			TargetURI:   "symbol:///docs/" + url.PathEscape(name) + "#overview",
 			DisplayName: cgp.Str(title),
 		}},
 	}

@@ -76,18 +76,18 @@ var Modes = []Mode{
 	{modeEmptyCitation, `first frame citation_label "  \u00a0", blank (trips frame-validity §F3)`},
 	{modeBadVersion, `acks "contextgraph/2.0" (trips handshake §H3)`},
 	{modeCrashOnQuery, "exits 1 on the first query without answering; 500 over HTTP (trips frame-validity and budget-honesty)"},
-	{modeCrashOnGarbage, "exits 1 on a line that is not an envelope (trips malformed-input-tolerance §R1)"},
-	{modeMislabelMalformed, `answers a line that is not an envelope with code "internal", not "bad_request" (trips malformed-input-tolerance §R1)`},
+	{modeCrashOnGarbage, "exits 1 on a line that is not an envelope (stdio only; trips malformed-input-tolerance §R1)"},
+	{modeMislabelMalformed, `answers a line that is not an envelope with code "internal", not "bad_request" (stdio only; trips malformed-input-tolerance §R1)`},
 	{modeUnderReportCost, "first frame token_cost one less than its canonical count (trips budget-honesty §B3)"},
 	{modeBadTimestamp, `first frame recorded_at "2026-07-20 18:00:00", not RFC 3339 UTC (trips frame-validity §F4)`},
 	{modeMalformedDigest, "first frame's file provenance digest in uppercase hex (trips frame-validity §F5)"},
 	{modeStaleDigest, "first frame's file provenance digest a well-formed SHA-256 of other bytes (trips provenance-fixture-consistency §6.2)"},
 	{modeFloodFrames, `ignores max_frames: max_frames+4 frames, the extra ones copies with ids suffixed "#copyN" (trips budget-honesty §B4)`},
-	{modeDropCorrelationID, "never echoes a request's id (trips correlation §H4)"},
+	{modeDropCorrelationID, "never echoes a request's id (stdio only; trips correlation §H4)"},
 	{modeLyingRepresentation, `first frame says representation "compact" with no transform, content_ref or canonical_content_hash (trips frame-validity §P2)`},
 	{modeIgnoreAsOf, "ignores as_of (trips as-of-temporal §Q2)"},
 	{modeIgnoreValidTo, "honours valid_from but not valid_to, so expired frames are served (trips as-of-temporal §Q2)"},
-	{modeAcceptBadEmbedding, "answers frames to an embedding of the wrong length (trips embedding-fingerprint §E1)"},
+	{modeAcceptBadEmbedding, "answers frames to an embedding of the wrong length (stdio only; trips embedding-fingerprint §E1)"},
 	{modeRubberStampVerify, "verifies every frame valid, mutated digests too (trips verify-honesty §V2)"},
 	{modeHollowVerify, "verifies every frame unknown (trips verify-honesty §V1)"},
 	{modeScopeLie, `declares egress_scopes ["third-party-model"] with egress false (trips consent-scope §C5)`},
@@ -98,10 +98,20 @@ var Modes = []Mode{
 	{modeTruncateChain, "frames served without their derivation link, attested over the full chain (trips attestation: CommitmentMismatch)"},
 	{modeSwapContent, "the first file's frame has other content than was signed, its digest, cost and verify verdicts honest for the new text (trips attestation: CommitmentMismatch)"},
 	{modeMalformedAttest, `first frame's signed_commitment "sha256:not-a-digest", the frame still served (trips attestation: MalformedCommitment, §F9)`},
-	{modeBanner, `prints "referee-docs provider starting" on stdout before the ack (trips handshake: stdout is protocol only)`},
-	{modeHangOnShutdown, "ignores shutdown and, once stdin closes, never exits (trips shutdown-clean §R2)"},
-	{modeOtherID, `echoes a different id than it was sent, id+"-x" (trips correlation §H4)`},
+	{modeBanner, `prints "referee-docs provider starting" on stdout before the ack (stdio only; trips handshake: stdout is protocol only)`},
+	{modeHangOnShutdown, "ignores shutdown and, once stdin closes, never exits (stdio only; trips shutdown-clean §R2)"},
+	{modeOtherID, `echoes a different id than it was sent, id+"-x" (stdio only; trips correlation §H4)`},
 }
+
+// stdioOnly are the modes whose check runs only on a fresh stdio
+// connection: over HTTP they would change no verdict.
+var stdioOnly = map[string]bool{
+	modeCrashOnGarbage: true, modeMislabelMalformed: true, modeDropCorrelationID: true,
+	modeAcceptBadEmbedding: true, modeBanner: true, modeHangOnShutdown: true, modeOtherID: true,
+}
+
+// StdioOnly reports whether a mode breaks a rule only the stdio checks test.
+func StdioOnly(mode string) bool { return stdioOnly[mode] }
 
 // Provider serves one docs folder; it is safe for concurrent use.
 type Provider struct {
@@ -189,7 +199,11 @@ func (p *Provider) garbage(msg string) (*cgp.Envelope, outcome) {
 func (p *Provider) handle(data []byte, badMsg string) (*cgp.Envelope, outcome) {
 	env, err := cgp.DecodeEnvelope(data)
 	if err != nil {
-		return p.garbage(badMsg)
+		reply, out := p.garbage(badMsg)
+		if reply != nil {
+			reply.ID = p.echo(cgp.RequestID(data))
+		}
+		return reply, out
 	}
 	reply, out := p.dispatch(env, data)
 	if reply != nil {
