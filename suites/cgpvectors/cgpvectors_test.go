@@ -2,6 +2,7 @@ package cgpvectors
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
 	"github.com/refereehq/referee/corpus"
@@ -380,5 +382,66 @@ func TestReadRangesErrors(t *testing.T) {
 				t.Errorf("error = %v, want one naming the corpus and %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestEmbeddedHoldsUpstreamCases: every normalisation vector of upstream's
+// profile that the embedded profile names is there byte for byte, and the
+// unicode vector's Hebrew key is the one code point U+FB33 (an editor's
+// normalisation once decomposed it into two, which hid the UTF-16 order).
+func TestEmbeddedHoldsUpstreamCases(t *testing.T) {
+	c, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := c.ReadFile("normalization-vectors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(mine), "\ufb33") || strings.Contains(string(mine), "\u05d3\u05bc") {
+		t.Error("the unicode vector's key is not U+FB33")
+	}
+	dir := sharedtest.Dir(t, "upstream's profile")
+	theirs, err := os.ReadFile(filepath.Join(dir, "corpora/cgp/contextgraph-1.0/normalization-vectors.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := func(data []byte) map[string]string {
+		var doc struct {
+			Vectors []json.RawMessage `json:"vectors"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, v := range doc.Vectors {
+			// Texts compare byte for byte; the normalised value compares as a
+			// value (upstream writes its numbers normalised, referee as read).
+			var n struct {
+				Name, InputJSON, ExpectedJCS, Sha256 string
+				Normalized                           json.RawMessage
+			}
+			var raw map[string]json.RawMessage
+			json.Unmarshal(v, &raw)
+			json.Unmarshal(raw["name"], &n.Name)
+			json.Unmarshal(raw["input_json"], &n.InputJSON)
+			json.Unmarshal(raw["expected_jcs_utf8"], &n.ExpectedJCS)
+			json.Unmarshal(raw["sha256"], &n.Sha256)
+			norm, err := canon.JCS.Canonicalize(raw["expected_normalized"], canon.ReadOptions{})
+			if err != nil {
+				t.Fatalf("%s: expected_normalized: %v", n.Name, err)
+			}
+			out[n.Name] = strings.Join([]string{n.InputJSON, string(norm), n.ExpectedJCS, n.Sha256}, "\n")
+		}
+		return out
+	}
+	m, u := byName(mine), byName(theirs)
+	for name, want := range u {
+		got, ok := m[name]
+		if !ok {
+			t.Errorf("upstream's vector %s is not embedded", name)
+		} else if got != want {
+			t.Errorf("vector %s differs from upstream's:\n got %s\nwant %s", name, got, want)
+		}
 	}
 }
