@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -47,6 +50,18 @@ func newCorpusCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := corpus.OpenDir(args[0])
 			if err != nil {
+				// A fixture profile's own manifest rules are reported with the
+				// files that differ, not after they are fixed.
+				var ce *corpus.Error
+				if errors.As(err, &ce) {
+					if raw, rerr := os.ReadFile(filepath.Join(args[0], corpus.ManifestName)); rerr == nil {
+						if m, merr := corpus.ParseManifest(raw); merr == nil && cgp.IsProfileManifest(m.Meta) {
+							for _, p := range cgp.CheckProfileManifest(m.Meta) {
+								ce.Problems = append(ce.Problems, corpus.Problem{Path: corpus.ManifestName, Msg: p})
+							}
+						}
+					}
+				}
 				return err
 			}
 			if c.Manifest == nil {

@@ -16,7 +16,8 @@ import (
 const Family = "contextgraph/1"
 
 var (
-	versionPattern = regexp.MustCompile(`^contextgraph/1(\.[0-9]+)*(-[0-9A-Za-z.-]+)?$`)
+	// versionPattern is SPEC's version-string, in the contextgraph/1 family.
+	versionPattern = regexp.MustCompile(`^contextgraph/1\.[0-9]+(-draft)?$`)
 	semverPattern  = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
 )
 
