@@ -48,10 +48,11 @@ const (
 type merkleRule uint8
 
 const (
-	merkleRFC6962  merkleRule = iota
-	merkleDupLast             // odd levels padded with their last node
-	merkleNoPrefix            // leaf and node hashes without 00 and 01
-	merkleRFCEmpty            // the empty tree is SHA-256 of nothing, as RFC 6962 has it
+	merkleRFC6962   merkleRule = iota
+	merkleDupLast              // odd levels padded with their last node
+	merkleNoPrefix             // leaf and node hashes without 00 and 01
+	merkleRFCEmpty             // the empty tree is SHA-256 of nothing, as RFC 6962 has it
+	merkleSplitHalf            // a tree of n leaves split at ceil(n/2)
 )
 
 type orderRule uint8
@@ -285,6 +286,14 @@ func split(n int) int {
 	return k
 }
 
+// splitAt is where the handler splits a tree of n leaves.
+func (h *Handler) splitAt(n int) int {
+	if h.mode.prov.merkle == merkleSplitHalf {
+		return (n + 1) / 2
+	}
+	return split(n)
+}
+
 func (h *Handler) merkleRoot(leaves []cgp.Hash) cgp.Hash {
 	switch h.mode.prov.merkle {
 	case merkleRFC6962:
@@ -320,7 +329,7 @@ func (h *Handler) merkleRoot(leaves []cgp.Hash) cgp.Hash {
 		if len(ls) == 1 {
 			return h.leafHash(ls[0])
 		}
-		k := split(len(ls))
+		k := h.splitAt(len(ls))
 		return h.nodeHash(sub(ls[:k]), sub(ls[k:]))
 	}
 	return sub(leaves)
@@ -355,7 +364,7 @@ func (h *Handler) prove(leaves []cgp.Hash, index int) cgp.InclusionProof {
 				if len(ls) == 1 {
 					return
 				}
-				k := split(len(ls))
+				k := h.splitAt(len(ls))
 				if i < k {
 					walk(ls[:k], i)
 					p.Path = append(p.Path, cgp.ProofStep{Sibling: h.merkleRoot(ls[k:]).String()})
@@ -376,10 +385,10 @@ func (h *Handler) prove(leaves []cgp.Hash, index int) cgp.InclusionProof {
 
 // shapeSides are the sides a proof of leaf index of count takes, leaf
 // first (true: the sibling is on the left).
-func shapeSides(index, count uint64) []bool {
+func (h *Handler) shapeSides(index, count uint64) []bool {
 	var sides []bool
 	for count > 1 {
-		k := uint64(split(int(count)))
+		k := uint64(h.splitAt(int(count)))
 		if index < k {
 			sides = append(sides, false)
 			count = k
@@ -406,7 +415,7 @@ func (h *Handler) verifyInclusion(leaf cgp.Hash, p cgp.InclusionProof, root cgp.
 		if p.LeafCount == 0 || p.LeafIndex >= p.LeafCount || p.LeafCount > 1<<32 {
 			return false
 		}
-		shape := shapeSides(p.LeafIndex, p.LeafCount)
+		shape := h.shapeSides(p.LeafIndex, p.LeafCount)
 		if len(shape) != len(p.Path) || (r.proof != proofIgnoreSides && !slices.Equal(shape, sides)) {
 			return false
 		}
