@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // sampleRun has one result of each status, with evidence.
 func sampleRun() *check.Run {
-	exp, act := `{"😂":2,"דּ":1}`, `{"דּ":1,"😂":2}`
+	exp, act := `{"😂":2,"דּ":1}`, `{"דּ":1,"😂":2}`
 	return &check.Run{
 		Started:  time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
 		Duration: 1234 * time.Millisecond,

@@ -172,7 +172,7 @@ func evidenceLines(c Check, withStderr bool) []string {
 		}
 	}
 	if withStderr && e.Stderr != "" {
-		out = append(out, "adapter stderr (last lines):")
+		out = append(out, "stderr of the implementation (last lines):")
 		for _, l := range lastLines(e.Stderr, 5) {
 			out = append(out, "  "+quote(l))
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,6 +147,10 @@ func cgpTarget(o *runOptions, co *cgpOptions, e *env) (host.Target, report.Imple
 		t := host.Target{Argv: o.argv, Dir: o.dir, Env: o.childEnv(), Stderr: prefixWriter(e.stderr, "provider: "), Trace: trace}
 		return t, report.Implementation{Transport: "stdio", Command: o.argv}, closeTrace, nil
 	case o.url != "":
+		if err := loopbackOnly(o.url); err != nil {
+			closeTrace()
+			return host.Target{}, report.Implementation{}, nothing, err
+		}
 		token := co.token
 		if token == "" && co.tokenEnv != "" {
 			token = os.Getenv(co.tokenEnv)
@@ -178,6 +183,19 @@ func cgpTarget(o *runOptions, co *cgpOptions, e *env) (host.Target, report.Imple
 	}
 	t := host.Target{Argv: argv, Stderr: prefixWriter(e.stderr, "provider: "), Trace: trace}
 	return t, report.Implementation{Transport: "stdio", Command: []string{"referee", "serve", "cgp"}, Mode: o.mode}, cleanup, nil
+}
+
+// loopbackOnly refuses, as a usage error, a plain http:// URL to a host
+// that is not this machine (C7): nothing is sent to it.
+func loopbackOnly(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return usageError("%q: want an http:// or https:// URL", raw)
+	}
+	if u.Scheme == "http" && !host.Loopback(u.Hostname()) {
+		return usageError("%s: plain http:// is allowed only to loopback (localhost, 127.0.0.0/8, [::1]); use https:// for %s (nothing was sent)", raw, u.Hostname())
+	}
+	return nil
 }
 
 func knownMode(m string) bool {
@@ -344,6 +362,9 @@ report>}; the human text goes to stderr. It exits as referee run does.`,
 		if token == "" && o.cgp.tokenEnv != "" {
 			token = os.Getenv(o.cgp.tokenEnv)
 		}
+		if err := loopbackOnly(args[0]); err != nil {
+			return host.Target{}, err
+		}
 		return host.Target{URL: args[0], Token: token}, nil
 	})
 	http.Short = "Inspect a provider served over HTTP"
@@ -445,7 +466,7 @@ func inspect(ctx context.Context, e *env, o *inspectOptions, t host.Target) erro
 	switch {
 	case !res.Run.Complete:
 		return &exitError{code: report.ExitIncomplete}
-	case failed > 0:
+	case failed > 0 || passed == 0: // as run: nothing checked is not conformance
 		return &exitError{code: report.ExitFailed}
 	}
 	return nil
