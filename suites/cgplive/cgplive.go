@@ -56,7 +56,7 @@ var infos = []info{
 		"sends handshake with protocol_version " + cgp.ProtocolVersion + "; the reply must be a handshake_ack in the same major family, with provider.name and provider.version non-blank.", false, false},
 	{CheckConsentScope, "the declared egress scopes are well-formed and consistent with egress (C5)",
 		"reads the ack: every egress scope is local-only, org-tenant, third-party-index, third-party-model or a namespaced vendor:name; an off-machine scope with egress=false fails.", false, false},
-	{CheckFrameValidity, "every frame of the probe query is valid (F1–F6, D1, P1–P3, G1, G2)",
+	{CheckFrameValidity, "every frame of the probe query is valid (F1–F6, D1, P1–P4, G1, G2, Q2)",
 		"sends the probe query (max_frames 8, max_tokens 4096) and checks each frame: score in [0,1], non-blank title and citation_label, the representation invariants, RFC 3339 UTC timestamps with a valid_to after valid_from, sha256 digests (content_digest the SHA-256 of the content), file provenance with a digest, relations with a target and a label, no attestation inside a frame.", false, false},
 	{CheckVerifyHonesty, "verify says valid for the served digests and stale for changed ones (V1–V4)",
 		"sends verify with the served frames' identities, then with each digest replaced by another well-formed one: every real digest must be valid, every changed one stale (a replacement_digest, if given, must be the served one).", false, true},

@@ -369,6 +369,8 @@ func hostile(name, docs string) int {
 				os.Stdout.Write([]byte("\n"))
 				time.Sleep(time.Minute) // a provider that stays alive
 				continue
+			case name == "verify-bodies" && env.Type == cgp.TypeVerified:
+				line = bytes.ReplaceAll(line, []byte(`"status":`), []byte(`"content":"the frame's body","status":`))
 			case name == "null-result" && env.Type == cgp.TypeFrames:
 				line = []byte(`{"type":"frames","result":null}`)
 			case name == "dev-zero" && env.Type == cgp.TypeFrames:
@@ -416,6 +418,8 @@ func TestHostileProviders(t *testing.T) {
 			map[string]string{handshake: "fail"}, map[string]string{handshake: "longer than"}},
 		{"garbage-frames-crash", []string{"cgp/malformed-input-tolerance"},
 			map[string]string{malformed: "fail"}, map[string]string{malformed: "then broke"}},
+		{"verify-bodies", []string{"cgp/verify-honesty"},
+			map[string]string{verify: "fail"}, map[string]string{verify: "verdicts[0].content"}},
 		{"hollow-attestations", []string{"cgp/attestation"},
 			map[string]string{attestation: "skipped"}, map[string]string{attestation: "no attestation or inclusion proof"}},
 	} {

@@ -8,10 +8,12 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/protocols/cgp"
 	"github.com/refereehq/referee/protocols/cgp/host"
 )
@@ -109,6 +111,7 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 	if len(real) == 0 {
 		return skip("no served frame carries a content_digest to verify")
 	}
+	var bodies []string // frame body members found in a verified reply
 	verdicts := func(ids []cgp.FrameID) (map[int]cgp.FrameVerdict, error) {
 		env, err := r.main.Verify(ctx, ids)
 		if err != nil {
@@ -116,6 +119,11 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 		}
 		if env.Response == nil {
 			return nil, fmt.Errorf("the verified reply has no response")
+		}
+		if tr := r.main.Transcript(); len(tr) > 0 {
+			if member := bodyMember(tr[len(tr)-1].Reply); member != "" {
+				bodies = append(bodies, member)
+			}
 		}
 		out := map[int]cgp.FrameVerdict{}
 		for _, v := range env.Response.Verdicts {
@@ -162,10 +170,40 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 			problems = append(problems, fmt.Sprintf("stale verdict for %s names replacement_digest %s, but the provider served %s (§V3)", id.FrameID, *v.ReplacementDigest, *real[i].ContentDigest))
 		}
 	}
+	for _, b := range bodies {
+		problems = append(problems, fmt.Sprintf("the verified reply carries frame bodies (%s): verify moves identities only (§V4)", b))
+	}
 	if len(problems) > 0 {
 		return fail("%s", strings.Join(problems, "; "))
 	}
 	return pass("provider verified %d unchanged frame(s) `valid` and all %d mutated digest(s) `stale`, carrying no frame bodies", len(real), len(mutated))
+}
+
+// bodyMembers are a frame's body members, which a verdict never carries.
+var bodyMembers = []string{"content", "title", "provenance", "score", "citation_label", "relations", "embedding"}
+
+// bodyMember names the first frame body member inside a verified reply's
+// verdicts ("verdicts[1].frame.content"), or "".
+func bodyMember(reply []byte) string {
+	v, err := canon.Parse(reply, canon.ReadOptions{MaxDepth: 128})
+	if err != nil {
+		return ""
+	}
+	resp, _ := v.Lookup("response")
+	verdicts, _ := resp.Lookup("verdicts")
+	for i, vd := range verdicts.Elems {
+		for _, obj := range []struct {
+			path string
+			v    canon.Value
+		}{{fmt.Sprintf("verdicts[%d]", i), vd}, {fmt.Sprintf("verdicts[%d].frame", i), func() canon.Value { f, _ := vd.Lookup("frame"); return f }()}} {
+			for _, m := range obj.v.Members {
+				if slices.Contains(bodyMembers, m.Key) {
+					return obj.path + "." + m.Key
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func same(a, b *string) bool {
