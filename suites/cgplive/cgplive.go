@@ -77,7 +77,7 @@ var infos = []info{
 	{CheckEmbedding, "an embedding of the wrong dimension is refused (E1)",
 		"on a fresh connection, sends the probe with an embedding whose length contradicts the declared fingerprint's dimension: the reply must be an error (bad_request expected), not frames.", true, false},
 	{CheckCorrelation, "a correlating provider echoes the request id (H4)",
-		"on a fresh connection, sends the probe with id cgp-conformance-h4-7f3a: the frames reply must carry that id exactly.", true, false},
+		"on a fresh connection, sends the probe with id cgp-conformance-h4-7f3a: the frames reply must carry that id exactly; then writes two probes at once (ids …-a and …-b): each reply must carry its own query's id.", true, false},
 	{CheckAttestation, "every provenance attestation verifies against a published key (F6–F15)",
 		"reads attester_keys from the ack and frame_attestations / result_attestation from the probe reply: each frame commitment, each inclusion proof and the result root are recomputed from the frames as served and each Ed25519 signature verified strictly.", false, true},
 }

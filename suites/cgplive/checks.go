@@ -559,14 +559,18 @@ func correlation(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
 		return skip("provider does not declare correlation")
 	}
 	env, err := h.Query(ctx, probeQuery(), cgp.Str(CorrelationID))
-	if err != nil && !host.IsKind(err, host.KindProvider) {
+	switch {
+	case host.IsKind(err, host.KindCorrelation):
+		return fail("provider declares correlation but %v (§H4)", strings.TrimPrefix(err.Error(), string(host.KindCorrelation)+": "))
+	case err != nil && !host.IsKind(err, host.KindProvider):
 		return fail("query with id %q failed: %v", CorrelationID, err)
 	}
-	switch {
-	case env.ID == nil:
-		return fail("provider declares correlation but its %s reply carries no id (sent %q) (§H4)", env.Type, CorrelationID)
-	case *env.ID != CorrelationID:
-		return fail("provider declares correlation but its %s reply carries id %q, not %q (§H4)", env.Type, *env.ID, CorrelationID)
+	// Correlation allows pipelining: two queries in flight, each reply
+	// matched to its query by id.
+	ids := []string{CorrelationID + "-a", CorrelationID + "-b"}
+	replies, err := h.QueryPipelined(ctx, []cgp.ContextQuery{probeQuery(), probeQuery()}, ids)
+	if err != nil {
+		return fail("provider echoed the id of one query, but with two pipelined queries (ids %q, %q): %v (§H4)", ids[0], ids[1], err)
 	}
-	return pass("provider declares correlation and echoed the request id verbatim on its `%s` reply (§H4)", env.Type)
+	return pass("provider declares correlation and echoed the request id verbatim on its `%s` reply, and on both replies to two pipelined queries (%s) (§H4)", env.Type, replies[0].Type)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,7 +38,8 @@ const (
 	KindTimeout           Kind = "timeout"            // no reply in time
 	KindVersionMismatch   Kind = "version mismatch"   // an ack outside the host's family
 	KindUnexpected        Kind = "unexpected envelope"
-	KindProvider          Kind = "provider error" // the provider answered with an error envelope
+	KindProvider          Kind = "provider error"       // the provider answered with an error envelope
+	KindCorrelation       Kind = "correlation mismatch" // a reply to a request with an id carries another, or none
 )
 
 // Error is a host error: what went wrong, and the offending line if any.
@@ -232,7 +234,60 @@ func (h *Host) Handshake(ctx context.Context) (*cgp.Envelope, error) {
 // Query sends a query (with id, if not nil) and returns the reply: a frames
 // envelope, or an error envelope with a KindProvider error.
 func (h *Host) Query(ctx context.Context, q cgp.ContextQuery, id *string) (*cgp.Envelope, error) {
-	return h.send(ctx, CallTimeout, &cgp.Envelope{Type: cgp.TypeQuery, ID: id, Query: &q}, cgp.TypeFrames)
+	reply, err := h.send(ctx, CallTimeout, &cgp.Envelope{Type: cgp.TypeQuery, ID: id, Query: &q}, cgp.TypeFrames)
+	if cerr := correlated(id, reply); cerr != nil && (err == nil || IsKind(err, KindProvider)) {
+		return reply, cerr
+	}
+	return reply, err
+}
+
+// correlated checks that a reply to a request with an id echoes it (H4).
+func correlated(id *string, reply *cgp.Envelope) error {
+	switch {
+	case id == nil || reply == nil:
+		return nil
+	case reply.ID == nil:
+		return &Error{Kind: KindCorrelation, Msg: fmt.Sprintf("the %s reply carries no id (sent %q)", reply.Type, *id)}
+	case *reply.ID != *id:
+		return &Error{Kind: KindCorrelation, Msg: fmt.Sprintf("the %s reply carries id %q, not %q", reply.Type, *reply.ID, *id)}
+	}
+	return nil
+}
+
+// QueryPipelined writes queries, each with its id, without waiting, then
+// reads one reply per query and matches each to its query by id, in
+// whatever order they come (stdio; for a provider that declares
+// correlation). replies[i] answers ids[i].
+func (h *Host) QueryPipelined(ctx context.Context, qs []cgp.ContextQuery, ids []string) ([]*cgp.Envelope, error) {
+	var lines [][]byte
+	for i := range qs {
+		line, err := cgp.Encode(&cgp.Envelope{Type: cgp.TypeQuery, ID: &ids[i], Query: &qs[i]})
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, line)
+	}
+	got, err := h.Pipeline(ctx, lines, len(lines))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*cgp.Envelope, len(ids))
+	for _, env := range got {
+		i := -1
+		if env.ID != nil {
+			i = slices.Index(ids, *env.ID)
+		}
+		switch {
+		case env.ID == nil:
+			return out, &Error{Kind: KindCorrelation, Msg: fmt.Sprintf("a %s reply to pipelined queries carries no id", env.Type)}
+		case i < 0:
+			return out, &Error{Kind: KindCorrelation, Msg: fmt.Sprintf("a %s reply carries id %q, which no query in flight has", env.Type, *env.ID)}
+		case out[i] != nil:
+			return out, &Error{Kind: KindCorrelation, Msg: fmt.Sprintf("two replies carry id %q", *env.ID)}
+		}
+		out[i] = env
+	}
+	return out, nil
 }
 
 // Verify asks whether frames are current and returns the verified envelope.

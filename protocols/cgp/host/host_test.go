@@ -3,6 +3,7 @@ package host
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/refereehq/referee/protocols/cgp"
 )
 
 // The test binary stands in for a provider: REFEREE_TEST_HOST_CHILD names
@@ -25,6 +28,22 @@ func TestMain(m *testing.M) {
 	case "crash":
 		bufio.NewReader(os.Stdin).ReadString('\n')
 		os.Exit(3)
+	case "reverse":
+		// Acks, then answers two pipelined queries in reverse order.
+		in := bufio.NewScanner(os.Stdin)
+		in.Scan()
+		fmt.Println(`{"type":"handshake_ack","protocol_version":"contextgraph/1.0","provider":{"name":"p","version":"1","data_flow":{}},"capabilities":{"query":{"kinds":[]},"correlation":true}}`)
+		var ids []string
+		for range 2 {
+			in.Scan()
+			var q struct{ ID string }
+			json.Unmarshal(in.Bytes(), &q)
+			ids = append(ids, q.ID)
+		}
+		for i := len(ids) - 1; i >= 0; i-- {
+			fmt.Printf(`{"type":"frames","id":%q,"result":{"frames":[],"truncated":%v}}`+"\n", ids[i], i == 1)
+		}
+		in.Scan()
 	case "no-read":
 		fmt.Println(`{"type":"handshake_ack","protocol_version":"contextgraph/1.0","provider":{"name":"p","version":"1","data_flow":{}},"capabilities":{"query":{"kinds":[]}}}`)
 		select {} // never reads stdin, never exits
@@ -183,5 +202,25 @@ func TestShutdownOfProviderThatDoesNotRead(t *testing.T) {
 	}
 	if !IsKind(err, KindTimeout) {
 		t.Errorf("shutdown of a provider that never exits: %v", err)
+	}
+}
+
+func TestQueryPipelinedMatchesByID(t *testing.T) {
+	ctx := context.Background()
+	h, err := Dial(ctx, child("reverse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Handshake(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := cgp.ContextQuery{Goal: "g", MaxFrames: 1, MaxTokens: 1}
+	replies, err := h.QueryPipelined(ctx, []cgp.ContextQuery{q, q}, []string{"first", "second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *replies[0].ID != "first" || replies[0].Result.Truncated || *replies[1].ID != "second" || !replies[1].Result.Truncated {
+		t.Errorf("replies not matched to their queries: %s %v, %s %v", *replies[0].ID, replies[0].Result.Truncated, *replies[1].ID, replies[1].Result.Truncated)
 	}
 }
