@@ -181,7 +181,7 @@ func cgpTarget(o *runOptions, co *cgpOptions, e *env) (host.Target, report.Imple
 	if o.mode != "" {
 		argv = append(argv, "--misbehave", o.mode)
 	}
-	t := host.Target{Argv: argv, Stderr: prefixWriter(e.stderr, "provider: "), Trace: trace}
+	t := host.Target{Argv: argv, Dir: o.dir, Env: o.childEnv(), Stderr: prefixWriter(e.stderr, "provider: "), Trace: trace}
 	return t, report.Implementation{Transport: "stdio", Command: []string{"referee", "serve", "cgp"}, Mode: o.mode}, cleanup, nil
 }
 

@@ -147,7 +147,9 @@ func (o *runOptions) validate(def *suiteDef) error {
 	if o.mode != "" && (o.url != "" || len(o.argv) > 0) {
 		return usageError("--mode applies to the built-in adapter only")
 	}
-	if len(o.argv) == 0 && (len(o.env) > 0 || o.cleanEnv || o.dir != "") {
+	// A live suite's built-in implementation is a child too (cgp: referee serve cgp).
+	childByDefault := def.live != nil && o.url == ""
+	if len(o.argv) == 0 && !childByDefault && (len(o.env) > 0 || o.cleanEnv || o.dir != "") {
 		return usageError("--env, --clean-env and --dir apply to an adapter program after --")
 	}
 	for _, kv := range o.env {
