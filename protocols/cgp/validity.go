@@ -186,9 +186,18 @@ func ParseTimestamp(s *string) (*time.Time, error) {
 	if err := CheckTimestamp(*s); err != nil {
 		return nil, err
 	}
-	t, err := time.Parse(time.RFC3339Nano, strings.Replace(*s, ":60", ":59", 1))
+	// A leap second (second 60) is the instant after second 59 of that
+	// minute, so [23:59:59, 23:59:60) is one second long, not empty.
+	text, leap := *s, (*s)[17:19] == "60"
+	if leap {
+		text = text[:17] + "59" + text[19:]
+	}
+	t, err := time.Parse(time.RFC3339Nano, text)
 	if err != nil {
 		return nil, err
+	}
+	if leap {
+		t = t.Add(time.Second)
 	}
 	return &t, nil
 }

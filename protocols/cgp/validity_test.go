@@ -70,6 +70,11 @@ func TestValidateFrame(t *testing.T) {
 			t.Errorf("%s: violations %v, want %s", tc.name, rules, tc.rule)
 		}
 	}
+	leap := validFrame()
+	leap.ValidFrom, leap.ValidTo = Str("2016-12-31T23:59:59Z"), Str("2016-12-31T23:59:60Z")
+	if v := ValidateFrame(&leap); len(v) > 0 {
+		t.Errorf("a window ending on a leap second: %v", v)
+	}
 	if c := CanonicalTokenCost(&ContextFrame{Content: Str("héllo")}); c != 2 {
 		t.Errorf("cost of 6 UTF-8 bytes: %d, want 2", c)
 	}

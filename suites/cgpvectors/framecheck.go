@@ -343,7 +343,7 @@ func (r frameRule) instant(s string) (time.Time, bool) {
 		frac := (m[7][1:] + "000000000")[:9]
 		nanos, _ = strconv.Atoi(frac)
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, min(second, 59), nanos, time.UTC)
+	t := time.Date(year, time.Month(month), day, hour, minute, second, nanos, time.UTC) // second 60 is the next minute's first instant
 	if off := m[8]; off != "Z" && off != "z" {
 		h, _ := strconv.Atoi(off[1:3])
 		mi, _ := strconv.Atoi(off[4:6])

@@ -365,7 +365,8 @@ const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 const TIMESTAMP_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?Z$/;
 
 // instant reads an F4 timestamp: YYYY-MM-DDTHH:MM:SS(.f+)?Z, uppercase T and
-// Z, a real Gregorian date, second 60 allowed (it reads as 59 for Q2). It
+// Z, a real Gregorian date, second 60 allowed (a leap second: the instant
+// after second 59, so Date.UTC's overflow into the next minute is right). It
 // returns [whole seconds since the epoch, fraction digits], or null. Not
 // Date.parse: it takes other formats and refuses second 60.
 function instant(s) {
@@ -375,7 +376,7 @@ function instant(s) {
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
   if (month < 1 || month > 12 || day < 1 || day > days[month - 1] || hour > 23 || minute > 59 || second > 60) return null;
-  const seconds = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59)) / 1000;
+  const seconds = Date.UTC(year, month - 1, day, hour, minute, second) / 1000;
   return [seconds, (m[7] ?? "").replace(/0+$/, "")];
 }
 
