@@ -128,6 +128,11 @@ func finishLive(e *env, d *suiteDef, o *runOptions, suite *check.Suite, impl rep
 // own provider as a child over its embedded documents.
 func cgpTarget(o *runOptions, co *cgpOptions, e *env) (host.Target, report.Implementation, func(), error) {
 	nothing := func() {}
+	if o.url != "" {
+		if err := loopbackOnly(o.url); err != nil {
+			return host.Target{}, report.Implementation{}, nothing, err
+		}
+	}
 	var trace *adapter.Trace
 	var traceFile *os.File
 	if o.trace != "" {
@@ -147,10 +152,6 @@ func cgpTarget(o *runOptions, co *cgpOptions, e *env) (host.Target, report.Imple
 		t := host.Target{Argv: o.argv, Dir: o.dir, Env: o.childEnv(), Stderr: prefixWriter(e.stderr, "provider: "), Trace: trace}
 		return t, report.Implementation{Transport: "stdio", Command: o.argv}, closeTrace, nil
 	case o.url != "":
-		if err := loopbackOnly(o.url); err != nil {
-			closeTrace()
-			return host.Target{}, report.Implementation{}, nothing, err
-		}
 		token := co.token
 		if token == "" && co.tokenEnv != "" {
 			token = os.Getenv(co.tokenEnv)
@@ -449,9 +450,12 @@ func inspect(ctx context.Context, e *env, o *inspectOptions, t host.Target) erro
 			fmt.Fprintf(human, "%s %s  %s\n", yellow("–"), c.Name, visibleText(c.Evidence))
 		}
 	}
-	if failed == 0 {
+	switch {
+	case failed == 0 && passed == 0:
+		fmt.Fprintf(human, "%s\n", red(fmt.Sprintf("NOT CONFORMANT — nothing passed, %d skipped", skipped)))
+	case failed == 0:
 		fmt.Fprintf(human, "%s\n", green(fmt.Sprintf("CONFORMANT — %d passed, %d skipped", passed, skipped)))
-	} else {
+	default:
 		fmt.Fprintf(human, "%s\n", red(fmt.Sprintf("NOT CONFORMANT — %d failed, %d passed, %d skipped", failed, passed, skipped)))
 	}
 	if o.json {

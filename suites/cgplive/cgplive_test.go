@@ -371,6 +371,8 @@ func hostile(name, docs string) int {
 				continue
 			case name == "verify-bodies" && env.Type == cgp.TypeVerified:
 				line = bytes.ReplaceAll(line, []byte(`"status":`), []byte(`"content":"the frame's body","status":`))
+			case name == "verify-deep-bodies" && env.Type == cgp.TypeVerified:
+				line = bytes.Replace(line, []byte(`"response":{`), []byte(`"response":{"frames":[{"id":"x","title":"the frame's title"}],`), 1)
 			case name == "null-result" && env.Type == cgp.TypeFrames:
 				line = []byte(`{"type":"frames","result":null}`)
 			case name == "dev-zero" && env.Type == cgp.TypeFrames:
@@ -419,7 +421,9 @@ func TestHostileProviders(t *testing.T) {
 		{"garbage-frames-crash", []string{"cgp/malformed-input-tolerance"},
 			map[string]string{malformed: "fail"}, map[string]string{malformed: "broke"}},
 		{"verify-bodies", []string{"cgp/verify-honesty"},
-			map[string]string{verify: "fail"}, map[string]string{verify: "verdicts[0].content"}},
+			map[string]string{verify: "fail"}, map[string]string{verify: "response.verdicts[0].content"}},
+		{"verify-deep-bodies", []string{"cgp/verify-honesty"},
+			map[string]string{verify: "fail"}, map[string]string{verify: "response.frames[0].title"}},
 		{"hollow-attestations", []string{"cgp/attestation"},
 			map[string]string{attestation: "skipped"}, map[string]string{attestation: "no attestation or inclusion proof"}},
 	} {

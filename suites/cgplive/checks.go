@@ -182,28 +182,36 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 // bodyMembers are a frame's body members, which a verdict never carries.
 var bodyMembers = []string{"content", "title", "provenance", "score", "citation_label", "relations", "embedding"}
 
-// bodyMember names the first frame body member inside a verified reply's
-// verdicts ("verdicts[1].frame.content"), or "".
+// bodyMember names the first frame body member anywhere in a verified
+// reply's response ("response.verdicts[1].frame.content"), or "".
 func bodyMember(reply []byte) string {
 	v, err := canon.Parse(reply, canon.ReadOptions{MaxDepth: 128})
 	if err != nil {
 		return ""
 	}
 	resp, _ := v.Lookup("response")
-	verdicts, _ := resp.Lookup("verdicts")
-	for i, vd := range verdicts.Elems {
-		for _, obj := range []struct {
-			path string
-			v    canon.Value
-		}{{fmt.Sprintf("verdicts[%d]", i), vd}, {fmt.Sprintf("verdicts[%d].frame", i), func() canon.Value { f, _ := vd.Lookup("frame"); return f }()}} {
-			for _, m := range obj.v.Members {
+	var walk func(v canon.Value, path string) string
+	walk = func(v canon.Value, path string) string {
+		switch v.Kind {
+		case canon.Object:
+			for _, m := range v.Members {
 				if slices.Contains(bodyMembers, m.Key) {
-					return obj.path + "." + m.Key
+					return path + "." + m.Key
+				}
+				if p := walk(m.Value, path+"."+m.Key); p != "" {
+					return p
+				}
+			}
+		case canon.Array:
+			for i, e := range v.Elems {
+				if p := walk(e, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+					return p
 				}
 			}
 		}
+		return ""
 	}
-	return ""
+	return walk(resp, "response")
 }
 
 func same(a, b *string) bool {

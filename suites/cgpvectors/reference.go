@@ -135,7 +135,7 @@ var Modes = []Mode{
 	{Name: "commitment-binds-content", Doc: "binds the frame's content into its commitment too", prov: provRules{commit: commitBindsContent}},
 	{Name: "merkle-duplicate-last", Doc: "pads odd levels of the Merkle tree with their last node (Bitcoin's shortcut) instead of splitting at the largest power of two", prov: provRules{merkle: merkleDupLast}},
 	{Name: "merkle-no-prefix", Doc: "hashes Merkle leaves and nodes without the 00 and 01 prefixes", prov: provRules{merkle: merkleNoPrefix}},
-	{Name: "merkle-split-half", Doc: "splits a Merkle tree of n leaves at ceil(n/2) instead of the largest power of two below n (5 and 9 leaves tell them apart)", prov: provRules{merkle: merkleSplitHalf}},
+	{Name: "merkle-split-half", Doc: "splits a Merkle tree of n leaves at ceil(n/2) instead of the largest power of two below n (5 and 9 leaves tell them apart; 3 and 7 do not)", prov: provRules{merkle: merkleSplitHalf}},
 	{Name: "merkle-rfc6962-empty", Doc: "gives the empty tree RFC 6962's root, SHA-256 of nothing, instead of the merkle-empty tag's hash", prov: provRules{merkle: merkleRFCEmpty}},
 	{Name: "result-arrival-order", Doc: "takes a result's root over its frames in arrival order, not canonical FrameId order", prov: provRules{order: orderArrival}},
 	{Name: "utf16-frame-order", Doc: "orders frame ids by UTF-16 code units (JavaScript's <), not UTF-8 bytes", prov: provRules{order: orderUTF16}},

@@ -273,15 +273,18 @@ func (h *Host) QueryPipelined(ctx context.Context, qs []cgp.ContextQuery, ids []
 	}
 	out := make([]*cgp.Envelope, len(ids))
 	for _, env := range got {
+		if env.Type != cgp.TypeFrames && env.Type != cgp.TypeError {
+			return out, &Error{Kind: KindUnexpected, Msg: fmt.Sprintf("expected frames or error to a query, got %q", env.Type)}
+		}
 		i := -1
 		if env.ID != nil {
 			i = slices.Index(ids, *env.ID)
 		}
 		switch {
 		case env.ID == nil:
-			return out, &Error{Kind: KindCorrelation, Msg: fmt.Sprintf("a %s reply to pipelined queries carries no id", env.Type)}
+			return out, &Error{Kind: KindCorrelation, Msg: fmt.Sprintf("the %s reply to one of the pipelined queries carries no id", env.Type)}
 		case i < 0:
-			return out, &Error{Kind: KindCorrelation, Msg: fmt.Sprintf("a %s reply carries id %q, which no query in flight has", env.Type, *env.ID)}
+			return out, &Error{Kind: KindCorrelation, Msg: fmt.Sprintf("the %s reply carries id %q, which no query in flight has", env.Type, *env.ID)}
 		case out[i] != nil:
 			return out, &Error{Kind: KindCorrelation, Msg: fmt.Sprintf("two replies carry id %q", *env.ID)}
 		}
@@ -355,8 +358,18 @@ func (h *Host) answer(reply []byte) {
 		h.log = append(h.log, adapter.Exchange{Request: []byte("(no request: an unsolicited line)"), Reply: reply})
 		return
 	}
-	h.log[h.unanswered[0]].Reply = reply
-	h.unanswered = h.unanswered[1:]
+	// A reply whose id is a waiting line's answers that line; any other, the oldest.
+	k := 0
+	if id := cgp.RequestID(reply); id != nil {
+		for j, at := range h.unanswered {
+			if rid := cgp.RequestID(h.log[at].Request); rid != nil && *rid == *id {
+				k = j
+				break
+			}
+		}
+	}
+	h.log[h.unanswered[k]].Reply = reply
+	h.unanswered = slices.Delete(h.unanswered, k, k+1)
 }
 
 func (h *Host) record(x adapter.Exchange) {

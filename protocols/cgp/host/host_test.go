@@ -41,6 +41,10 @@ func TestMain(m *testing.M) {
 			ids = append(ids, q.ID)
 		}
 		for i := len(ids) - 1; i >= 0; i-- {
+			if os.Getenv("REFEREE_TEST_HOST_WRONG_TYPE") != "" {
+				fmt.Printf(`{"type":"verified","id":%q,"response":{"verdicts":[]}}`+"\n", ids[i])
+				continue
+			}
 			fmt.Printf(`{"type":"frames","id":%q,"result":{"frames":[],"truncated":%v}}`+"\n", ids[i], i == 1)
 		}
 		in.Scan()
@@ -222,5 +226,30 @@ func TestQueryPipelinedMatchesByID(t *testing.T) {
 	}
 	if *replies[0].ID != "first" || replies[0].Result.Truncated || *replies[1].ID != "second" || !replies[1].Result.Truncated {
 		t.Errorf("replies not matched to their queries: %s %v, %s %v", *replies[0].ID, replies[0].Result.Truncated, *replies[1].ID, replies[1].Result.Truncated)
+	}
+}
+
+func TestQueryPipelinedRefusesOtherEnvelopes(t *testing.T) {
+	ctx := context.Background()
+	target := child("reverse")
+	target.Env = append(target.Env, "REFEREE_TEST_HOST_WRONG_TYPE=1")
+	h, err := Dial(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Handshake(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := cgp.ContextQuery{Goal: "g", MaxFrames: 1, MaxTokens: 1}
+	if _, err := h.QueryPipelined(ctx, []cgp.ContextQuery{q, q}, []string{"first", "second"}); !IsKind(err, KindUnexpected) {
+		t.Errorf("verified envelopes answering queries: %v", err)
+	}
+	// The transcript pairs each reply with the line whose id it carries.
+	tr := h.Transcript()
+	for _, x := range tr[1:] {
+		if rid, qid := cgp.RequestID(x.Reply), cgp.RequestID(x.Request); rid != nil && (qid == nil || *rid != *qid) {
+			t.Errorf("reply %s paired with request %s", x.Reply, x.Request)
+		}
 	}
 }
