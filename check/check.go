@@ -87,7 +87,9 @@ type Result struct {
 	Actual   string
 	Evidence Evidence
 	Duration time.Duration
-	notRun   bool // never got a verdict: the run ended first
+	Known    string // KnownFailing or KnownFlaky when a baseline lists the check
+	Stale    bool   // listed as known-failing, yet it passed
+	notRun   bool   // never got a verdict: the run ended first
 }
 
 // Evidence is what a non-pass result carries so a reader can see and repeat it.

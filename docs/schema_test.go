@@ -420,12 +420,20 @@ type docReport struct {
 		NotChecked int `json:"not_checked"`
 		Error      int `json:"error"`
 	} `json:"counts"`
+	Baseline *struct {
+		KnownFailing int `json:"known_failing"`
+		KnownFlaky   int `json:"known_flaky"`
+		Unexpected   int `json:"unexpected"`
+		Stale        int `json:"stale"`
+	} `json:"baseline"`
 	Checks []docCheck `json:"checks"`
 }
 
 type docCheck struct {
 	ID       string  `json:"id"`
 	Status   string  `json:"status"`
+	Known    string  `json:"known"`
+	Stale    bool    `json:"stale"`
 	Reason   string  `json:"reason"`
 	Expected *string `json:"expected"`
 	Actual   *string `json:"actual"`
@@ -466,7 +474,11 @@ func contract(r *docReport) int {
 	switch {
 	case !r.Complete:
 		return 3
-	case r.Counts.Fail > 0 || r.Counts.Error > 0 || r.Counts.Pass == 0:
+	case r.Baseline != nil && (r.Baseline.Unexpected > 0 || r.Baseline.Stale > 0):
+		return 1
+	case r.Baseline == nil && (r.Counts.Fail > 0 || r.Counts.Error > 0):
+		return 1
+	case r.Counts.Pass == 0:
 		return 1
 	case r.Strict && r.Counts.NotChecked > 0:
 		return 1
@@ -493,6 +505,11 @@ func reportRuns(t *testing.T, url string) []struct {
 	more func(t *testing.T, r *docReport)
 } {
 	self := exe(t)
+	// A baseline: the failures of a broken mode, as referee writes them.
+	baseline := filepath.Join(t.TempDir(), "known-failing.txt")
+	if out := referee(t, "run", "jcs", "-q", "--mode", "codepoint-order", "--write-known-failing", baseline); out.code != 1 {
+		t.Fatalf("writing the baseline: exit %d\n%s", out.code, out.stderr)
+	}
 	return []struct {
 		name string
 		args []string
@@ -558,6 +575,22 @@ func reportRuns(t *testing.T, url string) []struct {
 				}
 			}
 		}},
+		{"broken, with its baseline", []string{"run", "jcs", "--mode", "codepoint-order", "--known-failing", baseline}, 0, func(t *testing.T, r *docReport) {
+			b := r.Baseline
+			if b == nil || b.KnownFailing != r.Counts.Fail || b.KnownFailing == 0 || b.Unexpected != 0 || b.Stale != 0 || r.Conformant {
+				t.Errorf("want every failure known, none unexpected, not conformant: %+v", b)
+			}
+			for _, c := range r.Checks {
+				if (c.Status == "fail") != (c.Known == "failing") {
+					t.Errorf("%s: %s, known %q", c.ID, c.Status, c.Known)
+				}
+			}
+		}},
+		{"honest, with a stale baseline", []string{"run", "jcs", "--known-failing", baseline}, 1, func(t *testing.T, r *docReport) {
+			if b := r.Baseline; b == nil || b.Stale == 0 || b.Stale != b.Stale+b.KnownFailing || !r.Conformant {
+				t.Errorf("want stale entries and a conformant run: %+v", r.Baseline)
+			}
+		}},
 		{"http, broken, strict", []string{"run", "jcs", "--strict", "--url", url}, 1, func(t *testing.T, r *docReport) {
 			if !r.Strict || r.Counts.Fail == 0 || r.Implementation.Transport != "http" {
 				t.Errorf("want a strict http run with failures: %+v", r.Counts)
@@ -604,8 +637,11 @@ func TestReports(t *testing.T) {
 			if got := contract(r); got != out.code {
 				t.Errorf("exit %d, the contract says %d", out.code, got)
 			}
-			if r.Conformant != (out.code == 0) {
+			if r.Baseline == nil && r.Conformant != (out.code == 0) {
 				t.Errorf("conformant %v with exit %d", r.Conformant, out.code)
+			}
+			if want := r.Complete && r.Counts.Fail == 0 && r.Counts.Error == 0 && r.Counts.Pass > 0 && !(r.Strict && r.Counts.NotChecked > 0); r.Conformant != want {
+				t.Errorf("conformant %v, the counts say %v", r.Conformant, want)
 			}
 			tally := map[string]int{}
 			for _, c := range r.Checks {
@@ -667,6 +703,12 @@ func checkText(t *testing.T, text string, r *docReport) {
 	}
 	for i, c := range r.Checks {
 		want := tags[c.Status] + c.ID
+		switch {
+		case c.Stale:
+			want += " (stale: the baseline lists it as known-failing; remove it)"
+		case c.Known != "" && (c.Status == "fail" || c.Status == "error"):
+			want += " (known " + c.Known + ")"
+		}
 		if c.Reason != "" {
 			want += "  " + c.Reason
 		}
@@ -675,7 +717,15 @@ func checkText(t *testing.T, text string, r *docReport) {
 			break
 		}
 	}
-	m := summaryLine.FindStringSubmatch(lines[len(lines)-2])
+	summaryAt := len(lines) - 2
+	if b := r.Baseline; b != nil {
+		want := fmt.Sprintf("baseline: %d known failing, %d known flaky, %d unexpected, %d stale", b.KnownFailing, b.KnownFlaky, b.Unexpected, b.Stale)
+		if lines[len(lines)-2] != want {
+			t.Errorf("baseline line %q, want %q", lines[len(lines)-2], want)
+		}
+		summaryAt--
+	}
+	m := summaryLine.FindStringSubmatch(lines[summaryAt])
 	if m == nil {
 		t.Fatalf("no summary line before the last line:\n%s", strings.Join(lines[max(0, len(lines)-3):], "\n"))
 	}
@@ -688,6 +738,14 @@ func checkText(t *testing.T, text string, r *docReport) {
 	case !r.Complete:
 		if !strings.HasPrefix(verdict, "INCOMPLETE: ") {
 			t.Errorf("verdict %q, want INCOMPLETE", verdict)
+		}
+	case r.Baseline != nil && r.Conformant && r.Baseline.Stale > 0:
+		if !strings.HasPrefix(verdict, "CONFORMANT, BUT THE BASELINE IS STALE: ") {
+			t.Errorf("verdict %q, want a stale baseline", verdict)
+		}
+	case r.Baseline != nil && !r.Conformant && contract(r) == 0:
+		if !strings.HasPrefix(verdict, "NOT CONFORMANT, AS THE BASELINE SAYS: ") {
+			t.Errorf("verdict %q, want one that matches the baseline", verdict)
 		}
 	case r.Conformant:
 		if !strings.HasPrefix(verdict, "CONFORMANT (") {

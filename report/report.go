@@ -32,7 +32,16 @@ type Report struct {
 	Conformant     bool           `json:"conformant"`
 	Restarts       int            `json:"restarts"`
 	Counts         check.Counts   `json:"counts"`
+	Baseline       *Baseline      `json:"baseline,omitempty"`
 	Checks         []Check        `json:"checks"`
+}
+
+// Baseline sums up a run made with the implementation's known failures.
+type Baseline struct {
+	KnownFailing int `json:"known_failing"` // listed as failing, and failed
+	KnownFlaky   int `json:"known_flaky"`   // listed as flaky, and failed
+	Unexpected   int `json:"unexpected"`    // failed, not listed
+	Stale        int `json:"stale"`         // listed as failing, yet passed
 }
 
 // Tool names the program that made the report.
@@ -68,6 +77,8 @@ type Check struct {
 	Expected   *string   `json:"expected,omitempty"`
 	Actual     *string   `json:"actual,omitempty"`
 	Evidence   *Evidence `json:"evidence,omitempty"`
+	Known      string    `json:"known,omitempty"` // "failing" or "flaky": the baseline lists it
+	Stale      bool      `json:"stale,omitempty"` // listed as failing, yet it passed
 	DurationMS float64   `json:"duration_ms"`
 }
 
@@ -86,8 +97,21 @@ type Exchange struct {
 	Reply   string `json:"reply,omitempty"`
 }
 
-// New builds the report of run. strict makes not-checked results block conformance.
+// New builds the report of run. strict makes not-checked results block
+// conformance. A run with a baseline applied (check.ApplyBaseline) is judged
+// against it: use WithBaseline.
 func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool) *Report {
+	return build(tool, suite, impl, run, strict, false)
+}
+
+// WithBaseline builds the report of a run judged against the
+// implementation's baseline: listed failures do not block the exit code,
+// unlisted ones and stale entries do. conformant still means no failure.
+func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool) *Report {
+	return build(tool, suite, impl, run, strict, true)
+}
+
+func build(tool Tool, suite Suite, impl Implementation, run *check.Run, strict, baseline bool) *Report {
 	r := &Report{
 		Format:         Format,
 		Tool:           tool,
@@ -110,6 +134,8 @@ func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict boo
 			Status:     string(res.Status),
 			Reason:     res.Reason,
 			DurationMS: float64(res.Duration.Microseconds()) / 1000,
+			Known:      res.Known,
+			Stale:      res.Stale,
 		}
 		if res.Status == check.Fail {
 			exp, act := res.Expected, res.Actual
@@ -125,7 +151,25 @@ func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict boo
 		}
 		r.Checks = append(r.Checks, c)
 	}
-	r.Conformant = r.ExitCode() == ExitOK
+	if baseline {
+		b := &Baseline{}
+		for _, res := range run.Results {
+			failed := res.Status == check.Fail || res.Status == check.Error
+			switch {
+			case res.Stale:
+				b.Stale++
+			case failed && res.Known == check.KnownFailing:
+				b.KnownFailing++
+			case failed && res.Known == check.KnownFlaky:
+				b.KnownFlaky++
+			case failed:
+				b.Unexpected++
+			}
+		}
+		r.Baseline = b
+	}
+	r.Conformant = r.Complete && r.Counts.Fail == 0 && r.Counts.Error == 0 && r.Counts.Pass > 0 &&
+		!(r.Strict && r.Counts.NotChecked > 0)
 	return r
 }
 
@@ -134,7 +178,11 @@ func (r *Report) ExitCode() int {
 	switch {
 	case !r.Complete:
 		return ExitIncomplete
-	case r.Counts.Fail > 0 || r.Counts.Error > 0 || r.Counts.Pass == 0:
+	case r.Baseline != nil && (r.Baseline.Unexpected > 0 || r.Baseline.Stale > 0):
+		return ExitFailed
+	case r.Baseline == nil && (r.Counts.Fail > 0 || r.Counts.Error > 0):
+		return ExitFailed
+	case r.Counts.Pass == 0:
 		return ExitFailed
 	case r.Strict && r.Counts.NotChecked > 0:
 		return ExitFailed

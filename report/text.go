@@ -37,7 +37,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		var tag string
 		switch c.Status {
 		case "pass":
-			if !opt.Passes {
+			if !opt.Passes && !c.Stale { // a stale pass is a problem: always shown
 				continue
 			}
 			tag = green("PASS ")
@@ -48,10 +48,17 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		default:
 			tag = magenta("ERROR")
 		}
+		id := c.ID
+		switch {
+		case c.Stale:
+			id += " " + red("(stale: the baseline lists it as known-failing; remove it)")
+		case c.Known != "" && (c.Status == "fail" || c.Status == "error"):
+			id += " " + yellow("(known "+c.Known+")")
+		}
 		if c.Reason != "" {
-			p.line("%s %s  %s", tag, c.ID, faint(quote(c.Reason)))
+			p.line("%s %s  %s", tag, id, faint(quote(c.Reason)))
 		} else {
-			p.line("%s %s", tag, c.ID)
+			p.line("%s %s", tag, id)
 		}
 		for _, l := range evidenceLines(c, true) {
 			p.line("      %s", l)
@@ -60,9 +67,16 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	n := r.Counts
 	summary := fmt.Sprintf("%d passed, %d failed, %d not checked, %d errors", n.Pass, n.Fail, n.NotChecked, n.Error)
 	p.line("%s", summary)
+	if b := r.Baseline; b != nil {
+		p.line("baseline: %d known failing, %d known flaky, %d unexpected, %d stale", b.KnownFailing, b.KnownFlaky, b.Unexpected, b.Stale)
+	}
 	switch {
 	case !r.Complete:
 		p.line("%s", magenta("INCOMPLETE: the run did not finish; the verdicts above are not a conformance result"))
+	case r.Conformant && r.Baseline != nil && r.Baseline.Stale > 0:
+		p.line("%s (%.2fs)", red(fmt.Sprintf("CONFORMANT, BUT THE BASELINE IS STALE: %d listed check(s) passed; remove them", r.Baseline.Stale)), float64(r.DurationMS)/1000)
+	case !r.Conformant && r.Baseline != nil && r.ExitCode() == ExitOK:
+		p.line("%s (%.2fs)", yellow(fmt.Sprintf("NOT CONFORMANT, AS THE BASELINE SAYS: every failure is a listed one (%d)", r.Baseline.KnownFailing+r.Baseline.KnownFlaky)), float64(r.DurationMS)/1000)
 	case r.Conformant:
 		p.line("%s (%.2fs)", green("CONFORMANT"), float64(r.DurationMS)/1000)
 	default:

@@ -110,13 +110,13 @@ func finishLive(e *env, d *suiteDef, o *runOptions, suite *check.Suite, impl rep
 	case res.Interrupted:
 		fmt.Fprintf(e.stderr, "referee: interrupted; the verdicts above are not a conformance result\n")
 	}
-	rep := report.New(
-		report.Tool{Name: "referee", Version: versionString()},
-		report.Suite{Name: suite.Name, Version: suite.Version, Corpus: suite.Corpus, CorpusDigest: suite.CorpusDigest},
-		impl, res.Run, o.strict)
+	rep := o.newReport(suite, impl, res.Run)
 	// def.native reads the native report captured by live.
 	if err := o.writeReports(e, d, rep, res.Run); err != nil {
 		return err
+	}
+	if err := o.writeFailing(e, suite, res.Run); err != nil {
+		return &exitError{code: report.ExitUsage, err: err}
 	}
 	if code := rep.ExitCode(); code != report.ExitOK {
 		return &exitError{code: code}

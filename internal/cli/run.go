@@ -43,6 +43,12 @@ type runOptions struct {
 	parallel int
 	argv     []string // the adapter program, after --
 
+	knownFailing  string // baseline files, see check.ParseBaseline
+	knownFlaky    string
+	writeBaseline string
+	failing       []check.BaselineEntry
+	flaky         []check.BaselineEntry
+
 	helloArgs map[string]string // the suite's extra hello args
 	extraEnv  []string          // the suite's extra environment for a child adapter
 }
@@ -119,6 +125,9 @@ func newRunSuiteCmd(e *env, def *suiteDef) *cobra.Command {
 	f.BoolVar(&o.strict, "strict", false, "a not-checked result blocks conformance (exit 1)")
 	f.BoolVar(&o.noColor, "no-color", false, "no colour in text output (NO_COLOR is honoured too)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "list only the checks that did not pass")
+	f.StringVar(&o.knownFailing, "known-failing", "", "the checks the implementation is known to fail, one ID pattern per line in `FILE`: they must fail (one that passes is stale and fails the run), and do not block the exit status")
+	f.StringVar(&o.knownFlaky, "known-flaky", "", "the checks known to be flaky, one ID pattern per line in `FILE`: they may fail")
+	f.StringVar(&o.writeBaseline, "write-known-failing", "", "after a complete run, write every check that failed to `FILE`, ready for --known-failing")
 	f.StringVar(&o.mode, "mode", "", "run the built-in adapter in a deliberately broken `MODE` (see referee list "+def.name+" --modes)")
 	if def.flags != nil {
 		def.flags(f)
@@ -184,6 +193,9 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 	if err != nil {
 		return &exitError{code: report.ExitUsage, err: err}
 	}
+	if err := o.readBaselines(checks); err != nil {
+		return err
+	}
 	if def.live != nil {
 		return def.live(ctx, e, o, suite, checks)
 	}
@@ -232,12 +244,12 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 		}
 		run = check.Execute(ctx, client, checks, opt)
 	}
-	rep := report.New(
-		report.Tool{Name: "referee", Version: versionString()},
-		report.Suite{Name: suite.Name, Version: suite.Version, Corpus: suite.Corpus, CorpusDigest: suite.CorpusDigest},
-		impl, run, o.strict)
+	rep := o.newReport(suite, impl, run)
 	if err := o.writeReports(e, def, rep, run); err != nil {
 		return err
+	}
+	if err := o.writeFailing(e, suite, run); err != nil {
+		return &exitError{code: report.ExitUsage, err: err}
 	}
 	if def.after != nil {
 		if err := def.after(run, impl, len(checks) == len(suite.Checks)); err != nil {
@@ -251,6 +263,66 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 	}
 	if code := rep.ExitCode(); code != report.ExitOK {
 		return &exitError{code: code}
+	}
+	return nil
+}
+
+// readBaselines reads --known-failing and --known-flaky; a pattern that
+// selects none of checks is a usage error, naming its file and line.
+func (o *runOptions) readBaselines(checks []check.Check) error {
+	read := func(path string) ([]check.BaselineEntry, error) {
+		if path == "" {
+			return nil, nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, usageError("baseline: %v", err)
+		}
+		entries, err := check.ParseBaseline(path, data)
+		if err != nil {
+			return nil, usageError("baseline %v", err)
+		}
+		if bad := check.UnmatchedEntries(entries, checks); len(bad) > 0 {
+			var lines []string
+			for _, b := range bad {
+				lines = append(lines, fmt.Sprintf("%s: %s selects no check of this run", b.Where, b.Pattern))
+			}
+			return nil, usageError("the baseline is out of date:\n  %s", strings.Join(lines, "\n  "))
+		}
+		return entries, nil
+	}
+	var err error
+	if o.failing, err = read(o.knownFailing); err != nil {
+		return err
+	}
+	o.flaky, err = read(o.knownFlaky)
+	return err
+}
+
+// newReport builds the run's report, judged against the baseline if one
+// was given.
+func (o *runOptions) newReport(suite *check.Suite, impl report.Implementation, run *check.Run) *report.Report {
+	tool := report.Tool{Name: "referee", Version: versionString()}
+	s := report.Suite{Name: suite.Name, Version: suite.Version, Corpus: suite.Corpus, CorpusDigest: suite.CorpusDigest}
+	if o.knownFailing == "" && o.knownFlaky == "" {
+		return report.New(tool, s, impl, run, o.strict)
+	}
+	check.ApplyBaseline(run, o.failing, o.flaky)
+	return report.WithBaseline(tool, s, impl, run, o.strict)
+}
+
+// writeFailing writes --write-known-failing from a complete run.
+func (o *runOptions) writeFailing(e *env, suite *check.Suite, run *check.Run) error {
+	if o.writeBaseline == "" {
+		return nil
+	}
+	if !run.Complete {
+		fmt.Fprintf(e.stderr, "referee: --write-known-failing: the run did not finish, so %s was not written\n", o.writeBaseline)
+		return nil
+	}
+	header := fmt.Sprintf("referee %s: the checks of suite %s this implementation is known to fail.\nRun with --known-failing %s; remove a line once its check passes.", versionString(), suite.Name, o.writeBaseline)
+	if err := os.WriteFile(o.writeBaseline, check.FailingBaseline(run, header), 0o644); err != nil {
+		return fmt.Errorf("--write-known-failing: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,103 @@
+package check
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A baseline is what an implementation's own repository says about its
+// failures: the checks it is known to fail, which must fail (one that passes
+// makes the baseline stale), and the checks known to be flaky, which may
+// fail. Every other failure is unexpected.
+
+// The values of Result.Known.
+const (
+	KnownFailing = "failing"
+	KnownFlaky   = "flaky"
+)
+
+// BaselineEntry is one pattern of a baseline file and where it was written.
+type BaselineEntry struct {
+	Pattern Pattern
+	Where   string // "FILE:LINE"
+}
+
+// ParseBaseline reads a baseline file: one check-ID pattern per line (as
+// --run takes them); blank lines and text after # are ignored.
+func ParseBaseline(name string, data []byte) ([]BaselineEntry, error) {
+	var out []BaselineEntry
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		p, err := ParsePattern(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		out = append(out, BaselineEntry{Pattern: p, Where: fmt.Sprintf("%s:%d", name, n)})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// UnmatchedEntries returns the entries that select none of checks: a
+// baseline naming checks that do not exist is out of date.
+func UnmatchedEntries(entries []BaselineEntry, checks []Check) []BaselineEntry {
+	var out []BaselineEntry
+	for _, e := range entries {
+		if !slices.ContainsFunc(checks, func(c Check) bool { return e.Pattern.Match(c.ID) }) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ApplyBaseline marks each result that a failing or flaky entry selects
+// (Known), and each known-failing check that passed (Stale).
+func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) {
+	matches := func(es []BaselineEntry, id string) bool {
+		return slices.ContainsFunc(es, func(e BaselineEntry) bool { return e.Pattern.Match(id) })
+	}
+	for i := range run.Results {
+		r := &run.Results[i]
+		switch {
+		case matches(failing, r.ID):
+			r.Known = KnownFailing
+			r.Stale = r.Status == Pass
+		case matches(flaky, r.ID):
+			r.Known = KnownFlaky
+		}
+	}
+}
+
+// Unexpected reports whether a result blocks a run that has a baseline: a
+// failure or error not listed, or a listed failure that passed.
+func (r Result) Unexpected() bool {
+	if r.Stale {
+		return true
+	}
+	return (r.Status == Fail || r.Status == Error) && r.Known == ""
+}
+
+// FailingBaseline is a baseline file listing every check of run that failed
+// or ended in error, for an implementation to commit as its known failures.
+func FailingBaseline(run *Run, header string) []byte {
+	var b bytes.Buffer
+	for _, l := range strings.Split(strings.TrimRight(header, "\n"), "\n") {
+		fmt.Fprintf(&b, "# %s\n", l)
+	}
+	for _, r := range run.Results {
+		if r.Status == Fail || r.Status == Error {
+			fmt.Fprintln(&b, r.ID)
+		}
+	}
+	return b.Bytes()
+}
