@@ -73,9 +73,15 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			{"conformant", fmt.Sprint(r.Conformant)},
 		},
 	}
+	if b := r.Baseline; b != nil {
+		s.Properties = append(s.Properties, junitProperty{"baseline", fmt.Sprintf("%d known failing, %d known flaky, %d unexpected, %d stale", b.KnownFailing, b.KnownFlaky, b.Unexpected, b.Stale)})
+	}
 	for _, c := range r.Checks {
 		jc := junitCase{Name: c.ID, Classname: classname(c.ID), Time: secs(c.DurationMS)}
 		problem := &junitProblem{Message: c.Reason, Type: c.Status, Text: evidenceText(c)}
+		if c.Known != "" {
+			problem.Type += " (known " + c.Known + ")"
+		}
 		switch c.Status {
 		case "fail":
 			jc.Failure = problem
