@@ -25,10 +25,13 @@ type BaselineEntry struct {
 	Where   string // "FILE:LINE"
 }
 
-// ParseBaseline reads a baseline file: one check-ID pattern per line (as
-// --run takes them); blank lines and text after # are ignored.
+// ParseBaseline reads a baseline file: one check-ID pattern per line;
+// blank lines and text after # are ignored. A pattern selects whole IDs
+// (Pattern.MatchWhole): "jcs/keys" is that check alone, "jcs/keys/**" its
+// subtree.
 func ParseBaseline(name string, data []byte) ([]BaselineEntry, error) {
 	var out []BaselineEntry
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a byte order mark an editor added
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line, _, _ := strings.Cut(sc.Text(), "#")
@@ -53,29 +56,52 @@ func ParseBaseline(name string, data []byte) ([]BaselineEntry, error) {
 func UnmatchedEntries(entries []BaselineEntry, checks []Check) []BaselineEntry {
 	var out []BaselineEntry
 	for _, e := range entries {
-		if !slices.ContainsFunc(checks, func(c Check) bool { return e.Pattern.Match(c.ID) }) {
+		if !slices.ContainsFunc(checks, func(c Check) bool { return e.Pattern.MatchWhole(c.ID) }) {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// ApplyBaseline marks each result that a failing or flaky entry selects
-// (Known), and each known-failing check that passed (Stale).
-func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) {
-	matches := func(es []BaselineEntry, id string) bool {
-		return slices.ContainsFunc(es, func(e BaselineEntry) bool { return e.Pattern.Match(id) })
+// ApplyBaseline marks each result a flaky or failing entry selects (Known;
+// a check listed as both is flaky, which may pass) and returns the stale
+// failing entries: those that select some results of the run, none of which
+// failed. A passing check selected only by stale entries is Stale.
+func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEntry) {
+	selects := func(e BaselineEntry, id string) bool { return e.Pattern.MatchWhole(id) }
+	failed := func(r Result) bool { return r.Status == Fail || r.Status == Error }
+	staleEntry := map[int]bool{}
+	for i, e := range failing {
+		any, anyFailed := false, false
+		for _, r := range run.Results {
+			if selects(e, r.ID) && !slices.ContainsFunc(flaky, func(f BaselineEntry) bool { return selects(f, r.ID) }) {
+				any, anyFailed = true, anyFailed || failed(r)
+			}
+		}
+		if any && !anyFailed {
+			staleEntry[i] = true
+			stale = append(stale, e)
+		}
 	}
 	for i := range run.Results {
 		r := &run.Results[i]
-		switch {
-		case matches(failing, r.ID):
-			r.Known = KnownFailing
-			r.Stale = r.Status == Pass
-		case matches(flaky, r.ID):
+		if slices.ContainsFunc(flaky, func(e BaselineEntry) bool { return selects(e, r.ID) }) {
 			r.Known = KnownFlaky
+			continue
+		}
+		onlyStale, listed := true, false
+		for j, e := range failing {
+			if selects(e, r.ID) {
+				listed = true
+				onlyStale = onlyStale && staleEntry[j]
+			}
+		}
+		if listed {
+			r.Known = KnownFailing
+			r.Stale = r.Status == Pass && onlyStale
 		}
 	}
+	return stale
 }
 
 // Unexpected reports whether a result blocks a run that has a baseline: a
@@ -88,14 +114,15 @@ func (r Result) Unexpected() bool {
 }
 
 // FailingBaseline is a baseline file listing every check of run that failed
-// or ended in error, for an implementation to commit as its known failures.
+// or ended in error (flaky ones apart), for an implementation to commit as
+// its known failures.
 func FailingBaseline(run *Run, header string) []byte {
 	var b bytes.Buffer
 	for _, l := range strings.Split(strings.TrimRight(header, "\n"), "\n") {
 		fmt.Fprintf(&b, "# %s\n", l)
 	}
 	for _, r := range run.Results {
-		if r.Status == Fail || r.Status == Error {
+		if (r.Status == Fail || r.Status == Error) && r.Known != KnownFlaky {
 			fmt.Fprintln(&b, r.ID)
 		}
 	}

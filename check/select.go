@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -37,6 +38,13 @@ func (p Pattern) String() string { return p.text }
 // Match reports whether p selects id.
 func (p Pattern) Match(id string) bool {
 	return matchSegs(p.segs, strings.Split(id, "/"))
+}
+
+// MatchWhole reports whether p selects id as a whole: unlike Match, a
+// pattern that names only the first segments of id does not select it
+// ("jcs/keys" selects "jcs/keys" alone; "jcs/keys/**" the whole subtree).
+func (p Pattern) MatchWhole(id string) bool {
+	return matchSegs(append(slices.Clone(p.segs), "\x00end"), append(strings.Split(id, "/"), "\x00end"))
 }
 
 // matchSegs matches pattern segments against a leading run of id segments.

@@ -89,6 +89,11 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			jc.Error = problem
 		case "not-checked":
 			jc.Skipped = &junitProblem{Message: c.Reason}
+		case "pass":
+			if c.Stale {
+				jc.Failure = &junitProblem{Message: "listed as known-failing, yet it passed: remove it from the baseline", Type: "stale"}
+				s.Failures++
+			}
 		}
 		if c.Evidence != nil {
 			jc.SystemErr = c.Evidence.Stderr

@@ -41,7 +41,9 @@ type Baseline struct {
 	KnownFailing int `json:"known_failing"` // listed as failing, and failed
 	KnownFlaky   int `json:"known_flaky"`   // listed as flaky, and failed
 	Unexpected   int `json:"unexpected"`    // failed, not listed
-	Stale        int `json:"stale"`         // listed as failing, yet passed
+	Stale        int `json:"stale"`         // failing entries none of whose checks failed
+	// StaleEntries are those entries, as "FILE:LINE PATTERN".
+	StaleEntries []string `json:"stale_entries,omitempty"`
 }
 
 // Tool names the program that made the report.
@@ -107,8 +109,13 @@ func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict boo
 // WithBaseline builds the report of a run judged against the
 // implementation's baseline: listed failures do not block the exit code,
 // unlisted ones and stale entries do. conformant still means no failure.
-func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool) *Report {
-	return build(tool, suite, impl, run, strict, true)
+func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool, stale []check.BaselineEntry) *Report {
+	r := build(tool, suite, impl, run, strict, true)
+	for _, e := range stale {
+		r.Baseline.StaleEntries = append(r.Baseline.StaleEntries, e.Where+" "+e.Pattern.String())
+	}
+	r.Baseline.Stale = len(stale)
+	return r
 }
 
 func build(tool Tool, suite Suite, impl Implementation, run *check.Run, strict, baseline bool) *Report {
@@ -156,8 +163,6 @@ func build(tool Tool, suite Suite, impl Implementation, run *check.Run, strict, 
 		for _, res := range run.Results {
 			failed := res.Status == check.Fail || res.Status == check.Error
 			switch {
-			case res.Stale:
-				b.Stale++
 			case failed && res.Known == check.KnownFailing:
 				b.KnownFailing++
 			case failed && res.Known == check.KnownFlaky:

@@ -66,6 +66,11 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	n := r.Counts
 	summary := fmt.Sprintf("%d passed, %d failed, %d not checked, %d errors", n.Pass, n.Fail, n.NotChecked, n.Error)
+	if b := r.Baseline; b != nil {
+		for _, e := range b.StaleEntries {
+			p.line("%s %s", red("STALE"), quote(e)+": none of the checks it lists failed; remove it")
+		}
+	}
 	p.line("%s", summary)
 	if b := r.Baseline; b != nil {
 		p.line("baseline: %d known failing, %d known flaky, %d unexpected, %d stale", b.KnownFailing, b.KnownFlaky, b.Unexpected, b.Stale)
@@ -74,7 +79,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	case !r.Complete:
 		p.line("%s", magenta("INCOMPLETE: the run did not finish; the verdicts above are not a conformance result"))
 	case r.Conformant && r.Baseline != nil && r.Baseline.Stale > 0:
-		p.line("%s (%.2fs)", red(fmt.Sprintf("CONFORMANT, BUT THE BASELINE IS STALE: %d listed check(s) passed; remove them", r.Baseline.Stale)), float64(r.DurationMS)/1000)
+		p.line("%s (%.2fs)", red(fmt.Sprintf("CONFORMANT, BUT THE BASELINE IS STALE: %d entr(ies) list only checks that passed; remove them", r.Baseline.Stale)), float64(r.DurationMS)/1000)
 	case !r.Conformant && r.Baseline != nil && r.ExitCode() == ExitOK:
 		p.line("%s (%.2fs)", yellow(fmt.Sprintf("NOT CONFORMANT, AS THE BASELINE SAYS: every failure is a listed one (%d)", r.Baseline.KnownFailing+r.Baseline.KnownFlaky)), float64(r.DurationMS)/1000)
 	case r.Conformant:

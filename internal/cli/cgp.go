@@ -183,7 +183,11 @@ func cgpTarget(o *runOptions, co *cgpOptions, e *env) (host.Target, report.Imple
 		argv = append(argv, "--misbehave", o.mode)
 	}
 	t := host.Target{Argv: argv, Dir: o.dir, Env: o.childEnv(), Stderr: prefixWriter(e.stderr, "provider: "), Trace: trace}
-	return t, report.Implementation{Transport: "stdio", Command: []string{"referee", "serve", "cgp"}, Mode: o.mode}, cleanup, nil
+	command := []string{"referee", "serve", "cgp"}
+	if o.mode != "" {
+		command = append(command, "--misbehave", o.mode) // the report's mode is an in-process adapter's
+	}
+	return t, report.Implementation{Transport: "stdio", Command: command}, cleanup, nil
 }
 
 // loopbackOnly refuses, as a usage error, a plain http:// URL to a host

@@ -193,7 +193,7 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 	if err != nil {
 		return &exitError{code: report.ExitUsage, err: err}
 	}
-	if err := o.readBaselines(checks); err != nil {
+	if err := o.readBaselines(suite.Checks); err != nil {
 		return err
 	}
 	if def.live != nil {
@@ -268,7 +268,8 @@ func runSuite(ctx context.Context, e *env, def *suiteDef, o *runOptions) error {
 }
 
 // readBaselines reads --known-failing and --known-flaky; a pattern that
-// selects none of checks is a usage error, naming its file and line.
+// selects none of the suite's checks is a usage error, naming its file and
+// line (entries outside a --run selection are fine).
 func (o *runOptions) readBaselines(checks []check.Check) error {
 	read := func(path string) ([]check.BaselineEntry, error) {
 		if path == "" {
@@ -285,7 +286,7 @@ func (o *runOptions) readBaselines(checks []check.Check) error {
 		if bad := check.UnmatchedEntries(entries, checks); len(bad) > 0 {
 			var lines []string
 			for _, b := range bad {
-				lines = append(lines, fmt.Sprintf("%s: %s selects no check of this run", b.Where, b.Pattern))
+				lines = append(lines, fmt.Sprintf("%s: %s selects no check of the suite (a pattern names whole IDs; end it with /** for a subtree)", b.Where, b.Pattern))
 			}
 			return nil, usageError("the baseline is out of date:\n  %s", strings.Join(lines, "\n  "))
 		}
@@ -307,8 +308,8 @@ func (o *runOptions) newReport(suite *check.Suite, impl report.Implementation, r
 	if o.knownFailing == "" && o.knownFlaky == "" {
 		return report.New(tool, s, impl, run, o.strict)
 	}
-	check.ApplyBaseline(run, o.failing, o.flaky)
-	return report.WithBaseline(tool, s, impl, run, o.strict)
+	stale := check.ApplyBaseline(run, o.failing, o.flaky)
+	return report.WithBaseline(tool, s, impl, run, o.strict, stale)
 }
 
 // writeFailing writes --write-known-failing from a complete run.
@@ -318,6 +319,10 @@ func (o *runOptions) writeFailing(e *env, suite *check.Suite, run *check.Run) er
 	}
 	if !run.Complete {
 		fmt.Fprintf(e.stderr, "referee: --write-known-failing: the run did not finish, so %s was not written\n", o.writeBaseline)
+		return nil
+	}
+	if len(run.Results) != len(suite.Checks) {
+		fmt.Fprintf(e.stderr, "referee: --write-known-failing: --run/--skip selected %d of the suite's %d checks, so %s was not written (it would forget the others)\n", len(run.Results), len(suite.Checks), o.writeBaseline)
 		return nil
 	}
 	header := fmt.Sprintf("referee %s: the checks of suite %s this implementation is known to fail.\nRun with --known-failing %s; remove a line once its check passes.", versionString(), suite.Name, o.writeBaseline)
