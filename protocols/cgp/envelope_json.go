@@ -19,10 +19,6 @@ import (
 // which follow the Rust ones, and omitempty says which members the
 // reference skips.
 
-// EncodeReference writes an envelope as the reference serializer writes it,
-// one line without the newline.
-func EncodeReference(env *Envelope) ([]byte, error) { return MarshalReference(env) }
-
 // MarshalReference writes a wire value (a struct of this package, or a
 // pointer, slice, string, bool, integer or float32) as the reference
 // serializer does.

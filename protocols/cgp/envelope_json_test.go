@@ -52,7 +52,7 @@ func TestEncodeReferencePinned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := EncodeReference(env)
+		got, err := MarshalReference(env)
 		if err != nil || string(got) != line {
 			t.Errorf("re-serialised\n got %s (%v)\nwant %s", got, err, line)
 		}
@@ -77,7 +77,7 @@ func TestEncodeReferenceVectors(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s line %d: %v", rev, i+1, err)
 			}
-			got, err := EncodeReference(env)
+			got, err := MarshalReference(env)
 			if err != nil || !bytes.Equal(got, line) {
 				t.Errorf("%s line %d re-serialised\n got %s (%v)\nwant %s", rev, i+1, got, err, line)
 			}

@@ -3,7 +3,6 @@ package cgp
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -313,24 +312,4 @@ func (v *Violation) Error() string { return v.Rule + ": " + v.Field + ": " + v.M
 // both ends, as Rust's str::trim does: " \t ", "\u00a0" and "" are blank.
 func IsBlank(s string) bool {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.Is(unicode.White_Space, r) }) == ""
-}
-
-// CheckFrame applies the frame-validity rules the fixture profile tests to a
-// frame read as a general ContextFrame (no allow-list: compact frames carry
-// content_digest): so far F3, a present, non-blank citation_label. It returns
-// nil for a valid frame.
-func CheckFrame(v canon.Value) *Violation {
-	if v.Kind != canon.Object {
-		return &Violation{Rule: "shape", Field: "", Msg: "a frame is an object, not " + v.Kind.String()}
-	}
-	label, ok := v.Lookup("citation_label")
-	switch {
-	case !ok:
-		return &Violation{Rule: RuleCitation, Field: "citation_label", Msg: "is missing"}
-	case label.Kind != canon.String:
-		return &Violation{Rule: RuleCitation, Field: "citation_label", Msg: fmt.Sprintf("is %s, not a string", label.Kind)}
-	case IsBlank(label.Str):
-		return &Violation{Rule: RuleCitation, Field: "citation_label", Msg: fmt.Sprintf("is blank (%q)", label.Str)}
-	}
-	return nil
 }

@@ -102,17 +102,6 @@ func TestIsBlank(t *testing.T) {
 	}
 }
 
-func TestCheckFrame(t *testing.T) {
-	if v := CheckFrame(mustParse(t, `{"id":"a","citation_label":"x"}`)); v != nil {
-		t.Errorf("valid: %v", v)
-	}
-	for _, in := range []string{`{"id":"a"}`, `{"citation_label":" \t "}`, `{"citation_label":"\u00a0"}`, `{"citation_label":1}`} {
-		if v := CheckFrame(mustParse(t, in)); v == nil || v.Field != "citation_label" || v.Rule != RuleCitation {
-			t.Errorf("%s: %v", in, v)
-		}
-	}
-}
-
 // TestSharedProfiles runs the reference over the upstream fixture profiles.
 func TestSharedProfiles(t *testing.T) {
 	dir := sharedtest.Dir(t, "the CGP fixture profiles live in ../shared/corpora/cgp")

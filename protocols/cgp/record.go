@@ -2,11 +2,9 @@ package cgp
 
 import (
 	"crypto/ed25519"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/refereehq/referee/canon"
 )
@@ -52,12 +50,11 @@ const (
 // RecordAttestationMessage is the domain tag followed by the 32 raw bytes of
 // a "sha256:<hex>" record hash: what Ed25519 signs, never the bare digest.
 func RecordAttestationMessage(recordHash string) ([]byte, error) {
-	hexPart, ok := strings.CutPrefix(recordHash, "sha256:")
-	raw, err := hex.DecodeString(hexPart)
-	if !ok || err != nil || len(raw) != sha256.Size || strings.ToLower(hexPart) != hexPart {
-		return nil, fmt.Errorf("record hash %q is not sha256: and 64 lowercase hex digits", recordHash)
+	h, err := ParseHash(recordHash)
+	if err != nil {
+		return nil, fmt.Errorf("record hash %w", err)
 	}
-	return append([]byte(RecordAttestationDomain), raw...), nil
+	return append([]byte(RecordAttestationDomain), h[:]...), nil
 }
 
 // SignRecordAttestation returns the hex Ed25519 signature by seed of a record hash.

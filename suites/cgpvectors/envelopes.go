@@ -93,7 +93,7 @@ func roundTrip(line string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cgp.EncodeReference(env)
+	return cgp.MarshalReference(env)
 }
 
 // respelled writes an envelope so that it reads as the same envelope but

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/protocols/cgp"
 )
@@ -91,6 +92,8 @@ type ProvenanceVectors struct {
 
 	SmallOrder   []string
 	NonCanonical []string
+
+	built []check.Check // the checks, built once by ReadProvenance
 }
 
 // Chain is one of chain_heads: the links its name lists and their head.
@@ -362,7 +365,9 @@ func readProvenance(c *corpus.Corpus, path string) (*ProvenanceVectors, error) {
 			*list.out = append(*list.out, e.Str)
 		}
 	}
-	if _, err := pv.checks(); err != nil {
+	// Building the checks is also the last consistency check: it fails if
+	// the Go reference disagrees with a value one of them expects.
+	if pv.built, err = pv.checks(); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	return pv, nil
