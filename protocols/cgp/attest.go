@@ -214,7 +214,7 @@ func CanonicalOrder(providerID string, frames []ContextFrame) []int {
 	ids := make([]FrameID, len(frames))
 	for i := range frames {
 		idx[i] = i
-		ids[i] = FrameID{ProviderID: providerID, FrameID: frames[i].ID, ContentDigest: frames[i].ContentDigest}
+		ids[i] = frameID(providerID, &frames[i])
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
 		switch {
@@ -234,10 +234,15 @@ func ResultLeaves(providerID string, frames []ContextFrame) ([]FrameID, []Hash) 
 	ids := make([]FrameID, len(frames))
 	leaves := make([]Hash, len(frames))
 	for i, j := range CanonicalOrder(providerID, frames) {
-		ids[i] = FrameID{ProviderID: providerID, FrameID: frames[j].ID, ContentDigest: frames[j].ContentDigest}
+		ids[i] = frameID(providerID, &frames[j])
 		leaves[i] = CommitmentOf(providerID, &frames[j])
 	}
 	return ids, leaves
+}
+
+// frameID is a served frame's full identity.
+func frameID(providerID string, f *ContextFrame) FrameID {
+	return FrameID{ProviderID: providerID, FrameID: f.ID, ContentDigest: f.ContentDigest}
 }
 
 // SignCommitment signs the raw 32 bytes of a commitment or root with an

@@ -175,8 +175,11 @@ func CanonicalTokenCost(f *ContextFrame) uint32 {
 	if f.Content == nil {
 		return 0
 	}
-	return uint32((len(*f.Content) + 3) / 4)
+	return TokenCost(*f.Content)
 }
+
+// TokenCost is B3's count for content: ceil(UTF-8 bytes / 4).
+func TokenCost(content string) uint32 { return uint32((len(content) + 3) / 4) }
 
 // ParseTimestamp reads an optional F4 timestamp; nil when absent.
 func ParseTimestamp(s *string) (*time.Time, error) {

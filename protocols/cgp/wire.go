@@ -264,19 +264,19 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 	if err := caseExact(v, reflect.TypeFor[Envelope](), "envelope"); err != nil {
 		return nil, err
 	}
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("not a JSON object: %v", err)
+	if v.Kind != canon.Object {
+		return nil, fmt.Errorf("not a JSON object but %s", v.Kind)
 	}
-	var typ string
-	if raw, ok := probe["type"]; !ok {
+	typ, ok := v.Lookup("type")
+	switch {
+	case !ok:
 		return nil, fmt.Errorf("no type member")
-	} else if err := json.Unmarshal(raw, &typ); err != nil || string(raw) == "null" {
-		return nil, fmt.Errorf("type is not a string: %s", raw)
+	case typ.Kind != canon.String:
+		return nil, fmt.Errorf("type is %s, not a string", typ.Kind)
 	}
 	var env Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
-		return nil, fmt.Errorf("%s envelope: %v", typ, err)
+		return nil, fmt.Errorf("%s envelope: %v", typ.Str, err)
 	}
 	return &env, nil
 }

@@ -184,7 +184,7 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 		}
 		before := 0
 		if h != nil {
-			before = len(h.Transcript())
+			before = h.Len()
 		}
 		o := r.run(ctx, in)
 		if ctx.Err() != nil && o.status != check.Pass {
@@ -207,12 +207,13 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 				h = r.main
 			}
 			if h != nil {
-				tr := h.Transcript()
-				if before <= len(tr) && !in.fresh {
-					tr = tr[before:]
+				full := h.Transcript()
+				tr := full
+				if before <= len(full) && !in.fresh {
+					tr = full[before:]
 					// A check that judges the probe reply shows it.
 					if in.judgesProbe && r.probeAt >= 0 && r.probeAt < before {
-						tr = append([]adapter.Exchange{h.Transcript()[r.probeAt]}, tr...)
+						tr = append([]adapter.Exchange{full[r.probeAt]}, tr...)
 					}
 				}
 				out.Evidence.Exchanges = tr
@@ -311,16 +312,13 @@ func probeQuery() cgp.ContextQuery {
 func (r *runner) sample(ctx context.Context) (*cgp.ContextQueryResult, error) {
 	if !r.probed {
 		r.probed = true
-		r.probeAt = len(r.main.Transcript())
+		r.probeAt = r.main.Len()
 		r.probe, r.probeErr = r.main.Query(ctx, probeQuery(), nil)
 	}
 	if r.probeErr != nil {
 		return nil, r.probeErr
 	}
-	if r.probe.Result == nil {
-		return nil, fmt.Errorf("the frames reply has no result")
-	}
-	return r.probe.Result, nil
+	return r.probe.Result, nil // the host refuses a frames reply without one
 }
 
 func (r *runner) run(ctx context.Context, in info) outcome {
@@ -399,6 +397,3 @@ func (r *runner) fresh(ctx context.Context, name string) outcome {
 	}
 	return outcome{status: check.Error, evidence: "referee has no check " + name}
 }
-
-// Exchanges is a check's transcript, for tests.
-type Exchanges = []adapter.Exchange

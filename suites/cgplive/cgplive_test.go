@@ -217,7 +217,10 @@ func TestEveryModeFailsExactlyItsChecks(t *testing.T) {
 					}
 				}
 			}
-			word := evidenceWords[m.Name]
+			word, ok := evidenceWords[m.Name]
+			if !ok {
+				t.Fatalf("mode %s: no evidence word listed in this test", m.Name)
+			}
 			found := false
 			for _, c := range res.Native.Checks {
 				if c.Status == "fail" && c.Name == want[0] && strings.Contains(c.Evidence, word) {

@@ -42,11 +42,10 @@ const (
 	KindCorrelation       Kind = "correlation mismatch" // a reply to a request with an id carries another, or none
 )
 
-// Error is a host error: what went wrong, and the offending line if any.
+// Error is a host error: what went wrong.
 type Error struct {
 	Kind Kind
 	Msg  string
-	Line []byte
 }
 
 func (e *Error) Error() string {
@@ -96,14 +95,12 @@ type transport interface {
 
 // Host is a connection to one provider.
 type Host struct {
-	t      transport
-	target Target
-	mu     sync.Mutex
-	log    []adapter.Exchange
+	t   transport
+	mu  sync.Mutex
+	log []adapter.Exchange
 	// unanswered are the transcript entries of pipelined lines still
 	// waiting for a reply.
 	unanswered []int
-	ack        *cgp.Envelope
 }
 
 // Dial starts or reaches the provider; it does not handshake.
@@ -118,11 +115,15 @@ func Dial(ctx context.Context, target Target) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Host{t: t, target: target}, nil
+	return &Host{t: t}, nil
 }
 
-// Target returns what the host is connected to.
-func (h *Host) Target() Target { return h.target }
+// Len returns how many exchanges the transcript holds.
+func (h *Host) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.log)
+}
 
 // Transcript returns every exchange so far, in order.
 func (h *Host) Transcript() []adapter.Exchange {
@@ -133,9 +134,6 @@ func (h *Host) Transcript() []adapter.Exchange {
 
 // Stderr returns the tail of a stdio provider's stderr.
 func (h *Host) Stderr() string { return h.t.stderr() }
-
-// Ack returns the handshake_ack, once Handshake has succeeded.
-func (h *Host) Ack() *cgp.Envelope { return h.ack }
 
 func (h *Host) exchange(ctx context.Context, timeout time.Duration, line []byte) (*cgp.Envelope, error) {
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
@@ -151,9 +149,15 @@ func (h *Host) exchange(ctx context.Context, timeout time.Duration, line []byte)
 		}
 		return nil, err
 	}
+	return decodeReply(reply)
+}
+
+// decodeReply reads a reply line as an envelope; a line that is not one is
+// a KindWire error quoting it.
+func decodeReply(reply []byte) (*cgp.Envelope, error) {
 	env, err := cgp.DecodeEnvelope(reply)
 	if err != nil {
-		return nil, &Error{Kind: KindWire, Msg: fmt.Sprintf("line is not a CGP envelope (%v): %s", err, clip(reply)), Line: reply}
+		return nil, &Error{Kind: KindWire, Msg: fmt.Sprintf("line is not a CGP envelope (%v): %s", err, clip(reply))}
 	}
 	return env, nil
 }
@@ -170,7 +174,7 @@ func (h *Host) send(ctx context.Context, timeout time.Duration, env *cgp.Envelop
 	for _, w := range want {
 		if reply.Type == w {
 			if msg := missingPayload(reply); msg != "" {
-				return reply, &Error{Kind: KindWire, Msg: msg, Line: h.lastReply()}
+				return reply, &Error{Kind: KindWire, Msg: msg}
 			}
 			return reply, nil
 		}
@@ -197,15 +201,6 @@ func missingPayload(e *cgp.Envelope) string {
 	return ""
 }
 
-func (h *Host) lastReply() []byte {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.log) == 0 {
-		return nil
-	}
-	return h.log[len(h.log)-1].Reply
-}
-
 func describeError(e *cgp.Envelope) string {
 	code, msg := "(no code)", ""
 	if e.Code != nil {
@@ -227,7 +222,6 @@ func (h *Host) Handshake(ctx context.Context) (*cgp.Envelope, error) {
 	if !cgp.Compatible(cgp.ProtocolVersion, ack.ProtocolVersion) {
 		return nil, &Error{Kind: KindVersionMismatch, Msg: fmt.Sprintf("host speaks %s, provider acked %q", cgp.ProtocolVersion, ack.ProtocolVersion)}
 	}
-	h.ack = ack
 	return ack, nil
 }
 
@@ -337,12 +331,12 @@ func (h *Host) Pipeline(ctx context.Context, lines [][]byte, n int) ([]*cgp.Enve
 			return out, err
 		}
 		h.answer(reply)
-		env, err := cgp.DecodeEnvelope(reply)
+		env, err := decodeReply(reply)
 		if err != nil {
-			return out, &Error{Kind: KindWire, Msg: fmt.Sprintf("line is not a CGP envelope (%v): %s", err, clip(reply)), Line: reply}
+			return out, err
 		}
 		if msg := missingPayload(env); msg != "" {
-			return out, &Error{Kind: KindWire, Msg: msg, Line: reply}
+			return out, &Error{Kind: KindWire, Msg: msg}
 		}
 		out = append(out, env)
 	}

@@ -118,7 +118,7 @@ func (s *stdio) readStdout(r io.Reader) {
 			if err != nil {
 				if len(line) > 0 {
 					s.target.Trace.Line("<-", line)
-					s.end(&Error{Kind: KindCrashed, Msg: "stdout ended in the middle of a line", Line: line})
+					s.end(&Error{Kind: KindCrashed, Msg: "stdout ended in the middle of a line"})
 				} else {
 					s.end(&Error{Kind: KindCrashed, Msg: "stdout closed"})
 				}

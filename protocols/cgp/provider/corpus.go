@@ -2,8 +2,6 @@ package provider
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -249,20 +247,20 @@ func newDoc(path, name string, data []byte, meta sidecarEntry) (*doc, error) {
 			return nil, fmt.Errorf("%s: range %s: %w", path, r, err)
 		}
 		fileLink.Range = cgp.Str(r)
-		fileLink.Digest = cgp.Str(digestOf(addressed))
+		fileLink.Digest = cgp.Str(cgp.DigestOf(addressed))
 		label = name + " " + r
 	} else {
 		// An empty file has no line to name: the link addresses the whole resource.
-		fileLink.Digest = cgp.Str(digestOf(data))
+		fileLink.Digest = cgp.Str(cgp.DigestOf(data))
 	}
 	d.frame = cgp.ContextFrame{
 		ID:            id,
 		Kind:          kind,
 		Title:         title,
 		Content:       cgp.Str(content),
-		ContentDigest: cgp.Str(digestOf(data)),
+		ContentDigest: cgp.Str(cgp.DigestOf(data)),
 		URI:           cgp.Str(uri),
-		TokenCost:     tokenCost(content),
+		TokenCost:     cgp.TokenCost(content),
 		ValidFrom:     meta.ValidFrom,
 		ValidTo:       meta.ValidTo,
 		RecordedAt:    cgp.Str(RecordedAt),
@@ -284,22 +282,6 @@ func newDoc(path, name string, data []byte, meta sidecarEntry) (*doc, error) {
 	}
 	d.vec = bagOfWords(text)
 	return d, nil
-}
-
-// digestOf is "sha256:" and the lowercase hex SHA-256 of b.
-func digestOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// tokenCost is B3's canonical cost: the UTF-8 length over four, rounded up.
-func tokenCost(content string) uint32 {
-	n := uint64(len(content))
-	c := (n + 3) / 4
-	if c > math.MaxUint32 {
-		return math.MaxUint32
-	}
-	return uint32(c)
 }
 
 // firstHeading returns the text of a Markdown document's first ATX heading

@@ -109,7 +109,7 @@ func miniSuite(t *testing.T, p *Provider) []string {
 		var sum uint64
 		for _, f := range res.Frames {
 			sum += uint64(f.TokenCost)
-			if f.Content == nil || f.TokenCost != tokenCost(*f.Content) {
+			if f.Content == nil || f.TokenCost != cgp.TokenCost(*f.Content) {
 				ok = false
 			}
 		}
@@ -196,7 +196,7 @@ func miniSuite(t *testing.T, p *Provider) []string {
 					continue // malformed: frame-validity's finding, not this check's
 				}
 				b, err := cgp.RangeBytes(fileBytes(t, *l.URI), deref(l.Range), l.Range != nil)
-				if err != nil || digestOf(b) != *l.Digest {
+				if err != nil || cgp.DigestOf(b) != *l.Digest {
 					ok = false
 				}
 			}
@@ -332,7 +332,7 @@ func TestModes(t *testing.T) {
 			}
 			var copies []cgp.FrameID
 			for _, f := range res.Frames[3:] {
-				if stripCopy(f.ID) == f.ID || f.TokenCost != tokenCost(*f.Content) {
+				if stripCopy(f.ID) == f.ID || f.TokenCost != cgp.TokenCost(*f.Content) {
 					t.Errorf("extra frame %s, cost %d", f.ID, f.TokenCost)
 				}
 				copies = append(copies, cgp.FrameID{ProviderID: Name, FrameID: f.ID, ContentDigest: f.ContentDigest})
@@ -439,7 +439,7 @@ func TestModes(t *testing.T) {
 			res := mustFrames(t, p.query(probe()))
 			i := slices.IndexFunc(res.Frames, func(f cgp.ContextFrame) bool { return f.ID == "frm_configuration" })
 			f := res.Frames[i]
-			if *f.Content != swapText(f.ID) || *f.ContentDigest != digestOf([]byte(*f.Content)) || f.TokenCost != tokenCost(*f.Content) {
+			if *f.Content != swapText(f.ID) || *f.ContentDigest != cgp.DigestOf([]byte(*f.Content)) || f.TokenCost != cgp.TokenCost(*f.Content) {
 				t.Errorf("swapped frame %s", mustJSON(f))
 			}
 			v := attestationVerdicts(t, res)
@@ -448,7 +448,7 @@ func TestModes(t *testing.T) {
 					t.Errorf("%s: %v, want %s", id, x, want)
 				}
 			}
-			original := digestOf(fileBytes(t, *f.URI))
+			original := cgp.DigestOf(fileBytes(t, *f.URI))
 			r := p.verify(&cgp.VerifyRequest{Frames: []cgp.FrameID{
 				{ProviderID: Name, FrameID: f.ID, ContentDigest: f.ContentDigest},
 				{ProviderID: Name, FrameID: f.ID, ContentDigest: &original},

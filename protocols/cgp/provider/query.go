@@ -213,7 +213,7 @@ func (p *Provider) misstate(served []cgp.ContextFrame) {
 		}
 	case modeStaleDigest:
 		if l := fileLink(first); l != nil {
-			l.Digest = cgp.Str(digestOf([]byte("referee stale-digest: these are not the bytes of " + first.ID)))
+			l.Digest = cgp.Str(cgp.DigestOf([]byte("referee stale-digest: these are not the bytes of " + first.ID)))
 		}
 	case modeLyingRepresentation:
 		first.Representation = cgp.Str("compact")
@@ -255,18 +255,18 @@ func swapText(id string) string {
 func swap(f *cgp.ContextFrame) {
 	text := swapText(f.ID)
 	f.Content = cgp.Str(text)
-	f.ContentDigest = cgp.Str(digestOf([]byte(text)))
-	f.TokenCost = tokenCost(text)
+	f.ContentDigest = cgp.Str(cgp.DigestOf([]byte(text)))
+	f.TokenCost = cgp.TokenCost(text)
 }
 
 // attest adds frame attestations and a result attestation, made over
 // attested, to a result whose frames are served in the same order.
 func (p *Provider) attest(result *cgp.ContextQueryResult, attested []cgp.ContextFrame) error {
-	_, leaves := cgp.ResultLeaves(Name, attested)
-	// The canonical position of each frame, as ResultLeaves sorts them.
-	order := cgp.CanonicalOrder(Name, attested)
+	// The leaves in canonical order, and each frame's position among them.
+	leaves := make([]cgp.Hash, len(attested))
 	pos := make([]int, len(attested))
-	for k, i := range order {
+	for k, i := range cgp.CanonicalOrder(Name, attested) {
+		leaves[k] = cgp.CommitmentOf(Name, &attested[i])
 		pos[i] = k
 	}
 	for i := range result.Frames {
