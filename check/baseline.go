@@ -69,13 +69,18 @@ func UnmatchedEntries(entries []BaselineEntry, checks []Check) []BaselineEntry {
 // failed. A passing check selected only by stale entries is Stale.
 func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEntry) {
 	selects := func(e BaselineEntry, id string) bool { return e.Pattern.MatchWhole(id) }
-	failed := func(r Result) bool { return r.Status == Fail || r.Status == Error }
-	staleEntry := map[int]bool{}
+	for i := range run.Results {
+		r := &run.Results[i]
+		if slices.ContainsFunc(flaky, func(e BaselineEntry) bool { return selects(e, r.ID) }) {
+			r.Known = KnownFlaky
+		}
+	}
+	staleEntry := make([]bool, len(failing))
 	for i, e := range failing {
 		any, anyFailed := false, false
 		for _, r := range run.Results {
-			if selects(e, r.ID) && !slices.ContainsFunc(flaky, func(f BaselineEntry) bool { return selects(f, r.ID) }) {
-				any, anyFailed = true, anyFailed || failed(r)
+			if r.Known != KnownFlaky && selects(e, r.ID) {
+				any, anyFailed = true, anyFailed || r.Failed()
 			}
 		}
 		if any && !anyFailed {
@@ -85,8 +90,7 @@ func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEn
 	}
 	for i := range run.Results {
 		r := &run.Results[i]
-		if slices.ContainsFunc(flaky, func(e BaselineEntry) bool { return selects(e, r.ID) }) {
-			r.Known = KnownFlaky
+		if r.Known == KnownFlaky {
 			continue
 		}
 		onlyStale, listed := true, false
@@ -104,13 +108,16 @@ func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEn
 	return stale
 }
 
+// Failed reports whether a result is a fail or an error.
+func (r Result) Failed() bool { return r.Status == Fail || r.Status == Error }
+
 // Unexpected reports whether a result blocks a run that has a baseline: a
 // failure or error not listed, or a listed failure that passed.
 func (r Result) Unexpected() bool {
 	if r.Stale {
 		return true
 	}
-	return (r.Status == Fail || r.Status == Error) && r.Known == ""
+	return r.Failed() && r.Known == ""
 }
 
 // FailingBaseline is a baseline file listing every check of run that failed
@@ -122,7 +129,7 @@ func FailingBaseline(run *Run, header string) []byte {
 		fmt.Fprintf(&b, "# %s\n", l)
 	}
 	for _, r := range run.Results {
-		if (r.Status == Fail || r.Status == Error) && r.Known != KnownFlaky {
+		if r.Failed() && r.Known != KnownFlaky {
 			fmt.Fprintln(&b, r.ID)
 		}
 	}

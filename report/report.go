@@ -103,22 +103,6 @@ type Exchange struct {
 // conformance. A run with a baseline applied (check.ApplyBaseline) is judged
 // against it: use WithBaseline.
 func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool) *Report {
-	return build(tool, suite, impl, run, strict, false)
-}
-
-// WithBaseline builds the report of a run judged against the
-// implementation's baseline: listed failures do not block the exit code,
-// unlisted ones and stale entries do. conformant still means no failure.
-func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool, stale []check.BaselineEntry) *Report {
-	r := build(tool, suite, impl, run, strict, true)
-	for _, e := range stale {
-		r.Baseline.StaleEntries = append(r.Baseline.StaleEntries, e.Where+" "+e.Pattern.String())
-	}
-	r.Baseline.Stale = len(stale)
-	return r
-}
-
-func build(tool Tool, suite Suite, impl Implementation, run *check.Run, strict, baseline bool) *Report {
 	r := &Report{
 		Format:         Format,
 		Tool:           tool,
@@ -148,7 +132,7 @@ func build(tool Tool, suite Suite, impl Implementation, run *check.Run, strict, 
 			exp, act := res.Expected, res.Actual
 			c.Expected, c.Actual = &exp, &act
 		}
-		if res.Status == check.Fail || res.Status == check.Error {
+		if res.Failed() {
 			e := res.Evidence
 			ev := &Evidence{Diff: e.Diff, Notes: e.Notes, Stderr: e.Stderr, Repro: e.Repro}
 			for _, x := range e.Exchanges {
@@ -158,23 +142,32 @@ func build(tool Tool, suite Suite, impl Implementation, run *check.Run, strict, 
 		}
 		r.Checks = append(r.Checks, c)
 	}
-	if baseline {
-		b := &Baseline{}
-		for _, res := range run.Results {
-			failed := res.Status == check.Fail || res.Status == check.Error
-			switch {
-			case failed && res.Known == check.KnownFailing:
-				b.KnownFailing++
-			case failed && res.Known == check.KnownFlaky:
-				b.KnownFlaky++
-			case failed:
-				b.Unexpected++
-			}
-		}
-		r.Baseline = b
-	}
 	r.Conformant = r.Complete && r.Counts.Fail == 0 && r.Counts.Error == 0 && r.Counts.Pass > 0 &&
 		!(r.Strict && r.Counts.NotChecked > 0)
+	return r
+}
+
+// WithBaseline builds the report of a run judged against the
+// implementation's baseline: listed failures do not block the exit code,
+// unlisted ones and stale entries do. conformant still means no failure.
+func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool, stale []check.BaselineEntry) *Report {
+	r := New(tool, suite, impl, run, strict)
+	b := &Baseline{Stale: len(stale)}
+	for _, e := range stale {
+		b.StaleEntries = append(b.StaleEntries, e.Where+" "+e.Pattern.String())
+	}
+	for _, res := range run.Results {
+		switch {
+		case !res.Failed():
+		case res.Known == check.KnownFailing:
+			b.KnownFailing++
+		case res.Known == check.KnownFlaky:
+			b.KnownFlaky++
+		default:
+			b.Unexpected++
+		}
+	}
+	r.Baseline = b
 	return r
 }
 
