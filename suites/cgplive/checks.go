@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/regularfile"
 	"github.com/refereehq/referee/protocols/cgp"
 	"github.com/refereehq/referee/protocols/cgp/host"
 )
@@ -431,29 +431,12 @@ const maxProvenanceFile = 64 << 20
 // provider may name a FIFO, a device or a huge file. It opens without
 // blocking, so a FIFO swapped in after a check cannot hang the run.
 func readLocalFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|regularfile.NonBlock, 0)
 	if err != nil {
 		return nil, errors.Unwrap(err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-	}
-	if st.Size() > maxProvenanceFile {
-		return nil, fmt.Errorf("%d bytes, more than the %d referee reads", st.Size(), maxProvenanceFile)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxProvenanceFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxProvenanceFile {
-		return nil, fmt.Errorf("more than the %d bytes referee reads", maxProvenanceFile)
-	}
-	return data, nil
+	return regularfile.Read(f, maxProvenanceFile, "referee reads")
 }
 
 func (r *runner) shutdown(ctx context.Context) outcome {

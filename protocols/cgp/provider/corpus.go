@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"io/fs"
 	"math"
 	"net/url"
@@ -19,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/refereehq/referee/internal/regularfile"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -114,7 +114,7 @@ func loadCorpus(dir string) (*corpus, error) {
 		path := filepath.Join(dir, name)
 		data, err := readRegular(root, name)
 		switch {
-		case errors.Is(err, errNotRegular), errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, regularfile.ErrNotRegular), errors.Is(err, fs.ErrNotExist):
 			continue // a directory, a device, a symlink out of dir, or gone since ReadDir
 		case err != nil:
 			return nil, fmt.Errorf("reading %s: %w", path, err)
@@ -138,9 +138,6 @@ func loadCorpus(dir string) (*corpus, error) {
 	return c, nil
 }
 
-// errNotRegular marks a directory entry that is not a regular file.
-var errNotRegular = errors.New("not a regular file")
-
 // maxDoc is the largest file served: a bigger frame could not travel in one
 // 16 MiB envelope line anyway.
 const maxDoc = 8 << 20
@@ -149,32 +146,15 @@ const maxDoc = 8 << 20
 // without blocking, so a FIFO cannot hang the provider; a symlink that
 // leaves root is refused by the root.
 func readRegular(root *os.Root, name string) ([]byte, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|openNonBlock, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|regularfile.NonBlock, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %v", errNotRegular, err)
+		return nil, fmt.Errorf("%w: %v", regularfile.ErrNotRegular, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, errNotRegular
-	}
-	if st.Size() > maxDoc {
-		return nil, fmt.Errorf("%d bytes, more than the %d a frame may hold", st.Size(), maxDoc)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxDoc+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxDoc {
-		return nil, fmt.Errorf("more than the %d bytes a frame may hold", maxDoc)
-	}
-	return data, nil
+	return regularfile.Read(f, maxDoc, "a frame may hold")
 }
 
 // newDoc makes the honest frame of one file.

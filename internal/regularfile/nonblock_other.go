@@ -1,0 +1,6 @@
+//go:build !unix
+
+package regularfile
+
+// NonBlock is 0 where there are no FIFOs to wait on.
+const NonBlock = 0

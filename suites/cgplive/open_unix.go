@@ -1,8 +1,0 @@
-//go:build unix
-
-package cgplive
-
-import "syscall"
-
-// openNonBlock opens a FIFO without waiting for a writer.
-const openNonBlock = syscall.O_NONBLOCK
