@@ -38,6 +38,14 @@ type cgpOptions struct {
 	tokenEnv string
 }
 
+// bearer is the token from --token, else from the variable --token-env names.
+func (co *cgpOptions) bearer() string {
+	if co.token == "" && co.tokenEnv != "" {
+		return os.Getenv(co.tokenEnv)
+	}
+	return co.token
+}
+
 func cgpDef() *suiteDef {
 	modes := make([]modeInfo, len(provider.Modes))
 	for i, m := range provider.Modes {
@@ -152,11 +160,7 @@ func cgpTarget(o *runOptions, co *cgpOptions, e *env) (host.Target, report.Imple
 		t := host.Target{Argv: o.argv, Dir: o.dir, Env: o.childEnv(), Stderr: prefixWriter(e.stderr, "provider: "), Trace: trace}
 		return t, report.Implementation{Transport: "stdio", Command: o.argv}, closeTrace, nil
 	case o.url != "":
-		token := co.token
-		if token == "" && co.tokenEnv != "" {
-			token = os.Getenv(co.tokenEnv)
-		}
-		t := host.Target{URL: o.url, Token: token, Trace: trace}
+		t := host.Target{URL: o.url, Token: co.bearer(), Trace: trace}
 		return t, report.Implementation{Transport: "http", URL: o.url}, closeTrace, nil
 	}
 	if o.mode != "" && !knownMode(o.mode) {
@@ -352,21 +356,13 @@ report>}; the human text goes to stderr. It exits as referee run does.`,
 		}
 		var env []string // nil: referee's environment
 		if o.clean {
-			env = []string{}
-			for _, k := range []string{"PATH", "HOME", "SystemRoot"} {
-				if v, ok := os.LookupEnv(k); ok {
-					env = append(env, k+"="+v)
-				}
-			}
+			env = cleanEnv()
 		}
 		return host.Target{Argv: args, Env: env, Stderr: prefixWriter(e.stderr, "provider: ")}, nil
 	})
 	stdio.Short = "Inspect a provider program speaking CGP on stdio"
 	http := mk("http URL [--query GOAL] [--json]", cobra.ExactArgs(1), func(o *inspectOptions, args []string, dash int) (host.Target, error) {
-		token := o.cgp.token
-		if token == "" && o.cgp.tokenEnv != "" {
-			token = os.Getenv(o.cgp.tokenEnv)
-		}
+		token := o.cgp.bearer()
 		if err := loopbackOnly(args[0]); err != nil {
 			return host.Target{}, err
 		}

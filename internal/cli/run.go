@@ -375,17 +375,23 @@ func (o *runOptions) childEnv() []string {
 	if !o.cleanEnv && len(o.env) == 0 && len(o.extraEnv) == 0 {
 		return nil
 	}
-	env := []string{} // never nil: nil would inherit referee's environment
+	env := os.Environ()
 	if o.cleanEnv {
-		for _, k := range []string{"PATH", "HOME", "SystemRoot"} {
-			if v, ok := os.LookupEnv(k); ok {
-				env = append(env, k+"="+v)
-			}
-		}
-	} else {
-		env = os.Environ()
+		env = cleanEnv()
 	}
 	return append(append(env, o.extraEnv...), o.env...)
+}
+
+// cleanEnv is the reference host's child environment: PATH and HOME only
+// (and SystemRoot on Windows). It is never nil, which would inherit all.
+func cleanEnv() []string {
+	env := []string{}
+	for _, k := range []string{"PATH", "HOME", "SystemRoot"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // repro returns a function that renders a check's exchanges as one shell command.
