@@ -3,6 +3,7 @@ package cgpvectors
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -208,7 +209,7 @@ func readProvenance(c *corpus.Corpus, path string) (*ProvenanceVectors, error) {
 		if !ok || s.Kind != canon.String {
 			return nil, bad(key, "the unicode link has no string %s", m.Key)
 		}
-		t := LengthTrap{Field: m.Key, UTF8: len(s.Str), CodePoints: utf8.RuneCountInString(s.Str), UTF16Units: len(utf16.Encode([]rune(s.Str)))}
+		t := LengthTrap{Field: m.Key, UTF8: len(s.Str), CodePoints: utf8.RuneCountInString(s.Str), UTF16Units: utf16Len(s.Str)}
 		for k, n := range map[string]int{"utf8_bytes": t.UTF8, "code_points": t.CodePoints, "utf16_code_units": t.UTF16Units} {
 			if f[k].Kind != canon.Number || f[k].Num != strconv.Itoa(n) {
 				return nil, bad(key+"."+k, "is %s; %q has %d", f[k].String(), s.Str, n)
@@ -519,19 +520,21 @@ func forge(key string, torsion []string) (forgery, bool) {
 // encodeWith is a link's attestation encoding with lengths counted by n:
 // for the unicode trap's wrong answers.
 func encodeWith(l cgp.Link, n func(string) int) []byte {
-	str := func(b []byte, s string) []byte {
-		v := uint32(n(s))
-		return append(append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v)), s...)
-	}
-	b := str(nil, l.Type)
+	b := appendLenPrefixed(nil, l.Type, n)
 	for _, s := range []*string{l.URI, l.Range, l.Digest, l.Method, l.By} {
 		if s == nil {
 			b = append(b, 0)
 		} else {
-			b = str(append(b, 1), *s)
+			b = appendLenPrefixed(append(b, 1), *s, n)
 		}
 	}
 	return b
+}
+
+// appendLenPrefixed appends enc_str(s) with n(s) as its length: UTF-8 bytes
+// for the real encoding, another count for a broken one.
+func appendLenPrefixed(b []byte, s string, n func(string) int) []byte {
+	return append(binary.BigEndian.AppendUint32(b, uint32(n(s))), s...)
 }
 
 func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }

@@ -3,7 +3,6 @@ package cgpvectors
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"slices"
@@ -191,19 +190,17 @@ func (h *Handler) readFrame(v canon.Value, where string) (provFrame, *adapter.Er
 	return f, nil
 }
 
-func (h *Handler) strLen(s string) uint32 {
+func (h *Handler) strLen(s string) int {
 	switch h.mode.prov.link {
 	case linkUTF16:
-		return uint32(utf16Len(s))
+		return utf16Len(s)
 	case linkCodePoints:
-		return uint32(utf8.RuneCountInString(s))
+		return utf8.RuneCountInString(s)
 	}
-	return uint32(len(s))
+	return len(s)
 }
 
-func (h *Handler) appendStr(b []byte, s string) []byte {
-	return append(binary.BigEndian.AppendUint32(b, h.strLen(s)), s...)
-}
+func (h *Handler) appendStr(b []byte, s string) []byte { return appendLenPrefixed(b, s, h.strLen) }
 
 func (h *Handler) appendOpt(b []byte, s *string) []byte {
 	if s == nil {
@@ -216,11 +213,7 @@ func (h *Handler) encodeLink(l cgp.Link) []byte {
 	if h.mode.prov.link == linkUTF8 {
 		return cgp.EncodeLink(l)
 	}
-	b := h.appendStr(nil, l.Type)
-	for _, s := range []*string{l.URI, l.Range, l.Digest, l.Method, l.By} {
-		b = h.appendOpt(b, s)
-	}
-	return b
+	return encodeWith(l, h.strLen)
 }
 
 func (h *Handler) chainHead(ls []cgp.Link) cgp.Hash {
