@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/protocols/cgp"
 )
 
 // VectorPath is where upstream's repository keeps the vector file name, as
@@ -58,8 +59,7 @@ func (v *vectorFiles) open(name string) (*corpus.Corpus, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	sum := sha256.Sum256(raw)
-	v.used[name] = usedFile{fromDir: c == v.dir, digest: "sha256:" + hex.EncodeToString(sum[:])}
+	v.used[name] = usedFile{fromDir: c == v.dir, digest: cgp.DigestOf(raw)}
 	return c, p, nil
 }
 
@@ -70,8 +70,7 @@ func (v *vectorFiles) add(c *corpus.Corpus, name string) error {
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(raw)
-	v.used[name] = usedFile{digest: "sha256:" + hex.EncodeToString(sum[:])}
+	v.used[name] = usedFile{digest: cgp.DigestOf(raw)}
 	return nil
 }
 
