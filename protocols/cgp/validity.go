@@ -204,3 +204,17 @@ func ParseTimestamp(s *string) (*time.Time, error) {
 	}
 	return &t, nil
 }
+
+// AnchoredOn reports whether a frame is anchored on anchor (G3): its uri, or
+// one of its relations' target_uri, is the anchor.
+func AnchoredOn(f *ContextFrame, anchor string) bool {
+	if f.URI != nil && *f.URI == anchor {
+		return true
+	}
+	for _, r := range f.Relations {
+		if r.TargetURI == anchor {
+			return true
+		}
+	}
+	return false
+}

@@ -294,18 +294,6 @@ func (r *runner) kindsFilter(ctx context.Context) outcome {
 	return pass("kinds=[%s]: all %d returned frame(s) are of the requested kind (§Q1)", kinds[0], len(env.Result.Frames))
 }
 
-func anchoredOn(f *cgp.ContextFrame, anchor string) bool {
-	if f.URI != nil && *f.URI == anchor {
-		return true
-	}
-	for _, rel := range f.Relations {
-		if rel.TargetURI == anchor {
-			return true
-		}
-	}
-	return false
-}
-
 func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResult, qerr error) outcome {
 	if !r.ack.Capabilities.Graph {
 		return skip("provider does not declare graph")
@@ -340,7 +328,7 @@ func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResul
 	for _, f := range frames {
 		got = append(got, f.ID)
 	}
-	if len(frames) == 0 || !anchoredOn(&frames[0], anchor) {
+	if len(frames) == 0 || !cgp.AnchoredOn(&frames[0], anchor) {
 		return fail("anchored on `%s` (from %s, ranked last without the anchor) with max_frames=1: provider returned %s, no anchored frame (§G4)", anchor, from, kindsList(got))
 	}
 	return pass("anchored on `%s`: provider returned 1 anchored frame(s) and ranked it first", anchor)

@@ -158,19 +158,9 @@ func (p *Provider) query(q *cgp.ContextQuery) *cgp.Envelope {
 	return &cgp.Envelope{Type: cgp.TypeFrames, Result: result}
 }
 
-// anchored reports whether f's uri or any relation's target is an anchor.
+// anchored reports whether f is anchored on any of anchors.
 func anchored(f *cgp.ContextFrame, anchors []string) bool {
-	for _, a := range anchors {
-		if f.URI != nil && *f.URI == a {
-			return true
-		}
-		for _, r := range f.Relations {
-			if r.TargetURI == a {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(anchors, func(a string) bool { return cgp.AnchoredOn(f, a) })
 }
 
 // cloneFrame copies a frame deeply enough that changing the copy's
