@@ -29,7 +29,12 @@ type Check struct {
 	MissingReason string
 	// Explain says, in a few lines, what the check sends and what it expects.
 	Explain string
-	Run     func(ctx context.Context, s *Session) Outcome
+	// Level is how strongly the protocol demands it; "" is Must.
+	Level Level
+	// Clause is the text the check rests on, with its source: "RFC 8785
+	// §3.2.3: ... sorted ... as arrays of UTF-16 code units".
+	Clause string
+	Run    func(ctx context.Context, s *Session) Outcome
 }
 
 // Suite is a named, ordered set of checks built from one corpus.
@@ -49,7 +54,10 @@ type Outcome struct {
 	Actual   string
 	Diff     *Diff
 	Notes    []string
-	err      error
+	// Choice is the conforming outcome a may check's implementation chose
+	// (see Chose); it is recorded with the result.
+	Choice string
+	err    error
 }
 
 // Passed returns a passing outcome.
@@ -82,6 +90,8 @@ func SameBytes(what string, expected, actual []byte) Outcome {
 type Result struct {
 	ID       string
 	Status   Status
+	Level    Level  // the check's level, never ""
+	Outcome  string // a may check's chosen outcome, when it passed
 	Reason   string
 	Expected string
 	Actual   string
@@ -104,15 +114,31 @@ type Evidence struct {
 // Session is a check's handle on the implementation under test; it records
 // every exchange for evidence.
 type Session struct {
-	client    *adapter.Client
+	target    Target
+	client    *adapter.Client // the target, when it speaks referee-adapter/1
 	exchanges []adapter.Exchange
+	stderr    *string // set by UseStderr
 	fault     error
 }
+
+// Target returns what the check runs against: an *adapter.Client, or the
+// live connection a suite's Connect returned.
+func (s *Session) Target() Target { return s.target }
+
+// Record adds exchanges to the check's evidence; Call records its own.
+func (s *Session) Record(ex ...adapter.Exchange) { s.exchanges = append(s.exchanges, ex...) }
+
+// UseStderr makes text the check's stderr evidence instead of the target's
+// (a live check that ran on a connection of its own).
+func (s *Session) UseStderr(text string) { s.stderr = &text }
 
 // Call sends op with args (marshalled as JSON; a json.RawMessage is sent as it
 // stands) and returns the reply. An error is a fault or a cancelled run: end
 // the check with Broke(err).
 func (s *Session) Call(ctx context.Context, op string, args any) (*adapter.Reply, error) {
+	if s.client == nil {
+		return nil, fmt.Errorf("check: %s: the implementation does not speak referee-adapter/1", op)
+	}
 	raw, err := adapter.MarshalArgs(args)
 	if err != nil {
 		return nil, fmt.Errorf("check: args of %s: %w", op, err)
@@ -128,7 +154,7 @@ func (s *Session) Call(ctx context.Context, op string, args any) (*adapter.Reply
 }
 
 // Offers reports whether the implementation offers op.
-func (s *Session) Offers(op string) bool { return s.client.Offers(op) }
+func (s *Session) Offers(op string) bool { return s.target.Offers(op) }
 
 // Fault returns the first fault of the session's calls, or nil.
 func (s *Session) Fault() error { return s.fault }

@@ -30,10 +30,12 @@ type Run struct {
 	Duration time.Duration
 }
 
-// Counts tallies results by status.
+// Counts tallies results by status; a failed should check is a warning,
+// not a failure, so the five counts partition the results.
 type Counts struct {
 	Pass       int `json:"pass"`
-	Fail       int `json:"fail"`
+	Fail       int `json:"fail"` // failed must and may checks
+	Warn       int `json:"warn"` // failed should checks
 	NotChecked int `json:"not_checked"`
 	Error      int `json:"error"`
 }
@@ -46,7 +48,11 @@ func (r *Run) Counts() Counts {
 		case Pass:
 			c.Pass++
 		case Fail:
-			c.Fail++
+			if res.Level == Should {
+				c.Warn++
+			} else {
+				c.Fail++
+			}
 		case NotChecked:
 			c.NotChecked++
 		case Error:
@@ -56,12 +62,32 @@ func (r *Run) Counts() Counts {
 	return c
 }
 
-// Execute runs checks against client and returns every verdict. It never
-// returns a partial run as complete: when the adapter gives up or ctx ends,
-// the checks not yet run are errors and Complete is false.
-func Execute(ctx context.Context, client *adapter.Client, checks []Check, opt Options) *Run {
+// Target is the implementation under test as the engine drives it: an
+// *adapter.Client, or the connection a live suite's Connect makes.
+type Target interface {
+	// Hello is the implementation's identity, ops and concurrency.
+	Hello() adapter.Hello
+	// Offers reports whether the implementation offers op.
+	Offers(op string) bool
+	// GaveUp reports whether the implementation can take no more checks.
+	GaveUp() bool
+	// Restarts is how many times it was restarted after a fault.
+	Restarts() int
+	// Stderr is the tail of its log, for evidence.
+	Stderr() string
+	// Close ends it.
+	Close() error
+}
+
+// Execute runs checks against target and returns every verdict. It never
+// returns a partial run as complete: when the implementation gives up or
+// ctx ends, the checks not yet run are errors and Complete is false.
+// Checks start in order; at most the target's declared concurrency (or
+// opt.Parallel, if lower) run at once.
+func Execute(ctx context.Context, target Target, checks []Check, opt Options) *Run {
 	run := &Run{Results: make([]Result, len(checks)), Started: time.Now()}
-	parallel := max(1, client.Hello().Concurrency)
+	client, _ := target.(*adapter.Client)
+	parallel := max(1, target.Hello().Concurrency)
 	if opt.Parallel > 0 {
 		parallel = min(parallel, opt.Parallel)
 	}
@@ -76,7 +102,7 @@ func Execute(ctx context.Context, client *adapter.Client, checks []Check, opt Op
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			res := runOne(ctx, client, &checks[i], opt)
+			res := runOne(ctx, target, client, &checks[i], opt)
 			mu.Lock()
 			run.Results[i] = res
 			done++
@@ -88,7 +114,7 @@ func Execute(ctx context.Context, client *adapter.Client, checks []Check, opt Op
 	}
 	wg.Wait()
 	run.Duration = time.Since(run.Started)
-	run.Restarts = client.Restarts()
+	run.Restarts = target.Restarts()
 	run.Complete = true
 	for _, r := range run.Results {
 		if r.notRun {
@@ -98,10 +124,10 @@ func Execute(ctx context.Context, client *adapter.Client, checks []Check, opt Op
 	return run
 }
 
-func runOne(ctx context.Context, client *adapter.Client, c *Check, opt Options) (res Result) {
-	res.ID = c.ID
+func runOne(ctx context.Context, target Target, client *adapter.Client, c *Check, opt Options) (res Result) {
+	res.ID, res.Level = c.ID, c.LevelOf()
 	for _, op := range c.Needs {
-		if !client.Offers(op) {
+		if !target.Offers(op) {
 			res.Status, res.Reason = NotChecked, "adapter offers no "+op
 			if c.MissingReason != "" {
 				res.Reason = c.MissingReason
@@ -109,13 +135,13 @@ func runOne(ctx context.Context, client *adapter.Client, c *Check, opt Options) 
 			return res
 		}
 	}
-	if client.GaveUp() {
-		return notRun(res, "adapter gave up after repeated faults")
+	if target.GaveUp() {
+		return notRun(res, "the implementation gave up after repeated faults")
 	}
 	if ctx.Err() != nil {
 		return notRun(res, "run interrupted")
 	}
-	s := &Session{client: client}
+	s := &Session{target: target, client: client}
 	start := time.Now()
 	o := runGuarded(ctx, c, s)
 	res.Duration = time.Since(start)
@@ -126,8 +152,15 @@ func runOne(ctx context.Context, client *adapter.Client, c *Check, opt Options) 
 	if errors.Is(s.fault, adapter.ErrGaveUp) || (s.fault != nil && ctx.Err() != nil) {
 		return notRun(res, s.fault.Error())
 	}
+	if ctx.Err() != nil && o.Status != Pass {
+		// The verdict is the interruption's, not the implementation's.
+		return notRun(res, "run interrupted ("+o.Reason+")")
+	}
 	res.Status, res.Reason, res.Expected, res.Actual = o.Status, o.Reason, o.Expected, o.Actual
 	if o.Status == Pass {
+		if c.LevelOf() == May {
+			res.Outcome = o.Choice
+		}
 		return res
 	}
 	res.Evidence = Evidence{Diff: o.Diff, Notes: o.Notes, Exchanges: s.exchanges}
@@ -137,7 +170,10 @@ func runOne(ctx context.Context, client *adapter.Client, c *Check, opt Options) 
 			res.Evidence.Notes = append(res.Evidence.Notes, fmt.Sprintf("offending line: %q", f.Line))
 		}
 	}
-	res.Evidence.Stderr = client.Stderr()
+	res.Evidence.Stderr = target.Stderr()
+	if s.stderr != nil {
+		res.Evidence.Stderr = *s.stderr
+	}
 	if opt.Repro != nil && len(s.exchanges) > 0 {
 		res.Evidence.Repro = opt.Repro(c.ID, s.exchanges)
 	}

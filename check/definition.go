@@ -1,0 +1,208 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+)
+
+// Definition declares a suite to the engine: what it is, its flags, its
+// broken modes, the corpora it reads, and how to load it. A suite package
+// exports one; the registry (package suites) lists them all.
+type Definition struct {
+	Name     string   // as in `referee run NAME`
+	Summary  string   // one line
+	Help     string   // the long help: what the suite sends and expects
+	Examples []string // command lines, each a real example
+	Flags    []Flag   // the suite's own flags
+	Modes    []Mode   // the built-in implementation's broken modes
+	// Corpus says what --corpus reads; Embedded, what runs without it ("":
+	// nothing, --corpus is required).
+	Corpus, Embedded string
+	// Live says the suite talks to the implementation in its own protocol
+	// (Loaded.Connect), not through referee-adapter/1.
+	Live bool
+	// Load builds the suite. It may be called any number of times; each
+	// call returns values of its own.
+	Load func(LoadOptions) (*Loaded, error)
+	// Commands are top-level commands the suite adds to the CLI.
+	Commands []Command
+	// Serve, if set, serves the built-in implementation in the suite's own
+	// protocol (live suites); otherwise `referee serve` serves Reference
+	// as a referee-adapter/1 adapter.
+	Serve func(ctx context.Context, o ServeOptions) error
+	// ManifestProblems, if set, checks a corpus manifest's meta members
+	// that belong to this suite's corpora, for `referee corpus verify`:
+	// ok is false when the manifest is not one of the suite's.
+	ManifestProblems func(meta map[string]any) (problems []string, ok bool)
+}
+
+// Mode is a deliberately broken variant of a suite's built-in implementation.
+type Mode struct {
+	Name, Doc string
+}
+
+// FlagKind is the type of a suite flag's value.
+type FlagKind int
+
+// The kinds of flag.
+const (
+	FlagString FlagKind = iota
+	FlagBool
+	FlagDuration
+)
+
+// Flag is one of a suite's own flags, as data.
+type Flag struct {
+	Name    string
+	Kind    FlagKind
+	Default string
+	// Usage is the help text; a `NAME` in backquotes names the value.
+	Usage string
+	// Repro says a repro command must repeat the flag (it changes the checks).
+	Repro bool
+}
+
+// FlagValues are the values of a suite's flags, by name, as given.
+type FlagValues map[string]string
+
+// String returns the value of a string flag, "" when unset.
+func (v FlagValues) String(name string) string { return v[name] }
+
+// Bool returns the value of a bool flag.
+func (v FlagValues) Bool(name string) bool {
+	b, _ := strconv.ParseBool(v[name]) // the CLI stores only parsed values
+	return b
+}
+
+// Duration returns the value of a duration flag, 0 when unset.
+func (v FlagValues) Duration(name string) time.Duration {
+	d, _ := time.ParseDuration(v[name]) // the CLI stores only parsed values
+	return d
+}
+
+// LoadOptions say what to load.
+type LoadOptions struct {
+	Corpus string     // a corpus directory; "" for the embedded one
+	Flags  FlagValues // the suite's own flags
+}
+
+// Loaded is everything a run of a suite needs, as values.
+type Loaded struct {
+	Suite *Suite
+	// Reference returns the built-in implementation, honest (mode "") or
+	// broken; nil for a live suite, whose Connect starts its own.
+	Reference func(mode string) (adapter.Handler, error)
+	// Native renders the suite's own report shape; nil if it has none.
+	Native func(*Run) any
+	// Hello holds the extra hello args an adapter is sent; Env, the
+	// environment variables a child adapter is given.
+	Hello map[string]string
+	Env   []string
+	// After, if set, runs when the run is over, to write the suite's files.
+	After func(AfterRun) error
+	// Connect, for a live suite, reaches the implementation in the suite's
+	// own protocol.
+	Connect func(ctx context.Context, spec Spec) (Target, error)
+}
+
+// AfterRun is what a suite's After hook is given.
+type AfterRun struct {
+	Run            *Run
+	Implementation string // "name version", as it said in its hello
+	Full           bool   // every check of the suite was selected
+}
+
+// Spec says where the implementation under test is: a program, a URL, or
+// the suite's built-in implementation (in Mode).
+type Spec struct {
+	Argv   []string // a program, started without a shell
+	URL    string
+	Dir    string   // the program's working directory
+	Env    []string // its environment; nil inherits referee's
+	Mode   string   // a broken mode of the built-in implementation
+	Stderr io.Writer
+	Trace  *adapter.Trace
+	// Timeout is the per-call limit; 0 leaves the suite's own.
+	Timeout time.Duration
+	// Flags are the suite's own flags (a bearer token, ...).
+	Flags FlagValues
+}
+
+// Command is a top-level command a suite adds to the CLI (an inspector,
+// an exporter).
+type Command struct {
+	Name     string // `referee NAME`
+	Use      string // the usage line after the name
+	Summary  string
+	Help     string
+	Examples []string
+	Flags    []Flag
+	Sub      []Command // subcommands; a command with Sub has no Run
+	// Args says how many positional arguments it takes: [min, max], max -1
+	// for any.
+	Args [2]int
+	// Dash says the arguments must come after -- (a program to start).
+	Dash bool
+	Run  func(ctx context.Context, c *Invocation) error
+}
+
+// Invocation is one call of a suite command.
+type Invocation struct {
+	Args           []string
+	Flags          FlagValues
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Color says the human output may use colour.
+	Color bool
+}
+
+// ServeOptions say how to serve a suite's built-in implementation.
+type ServeOptions struct {
+	Mode   string
+	Addr   string // "" for stdio
+	Flags  FlagValues
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// UsageError is a problem with how the user called referee: a bad flag
+// value, a missing or conflicting option (exit status 2).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef returns a UsageError.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// ModeNames lists the names of modes.
+func ModeNames(modes []Mode) []string {
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// CheckMode returns nil when mode is "" or one of d's modes, else a usage
+// error listing them.
+func (d *Definition) CheckMode(mode string) error {
+	if mode == "" {
+		return nil
+	}
+	for _, m := range d.Modes {
+		if m.Name == mode {
+			return nil
+		}
+	}
+	return Usagef("%s: no broken mode %q (modes: %s)", d.Name, mode, strings.Join(ModeNames(d.Modes), ", "))
+}
