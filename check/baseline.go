@@ -11,7 +11,9 @@ import (
 // A baseline is what an implementation's own repository says about its
 // failures: the checks it is known to fail, which must fail (one that passes
 // makes the baseline stale), and the checks known to be flaky, which may
-// fail. Every other failure is unexpected.
+// fail. Every other failure is unexpected. A failed should check is a
+// warning, not a failure: it is unexpected, and written to a baseline, only
+// under --strict (see Blocks).
 
 // The values of Result.Known.
 const (
@@ -66,7 +68,8 @@ func UnmatchedEntries(entries []BaselineEntry, checks []Check) []BaselineEntry {
 // ApplyBaseline marks each result a flaky or failing entry selects (Known;
 // a check listed as both is flaky, which may pass) and returns the stale
 // failing entries: those that select some results of the run, none of which
-// failed. A passing check selected only by stale entries is Stale.
+// failed (a failed should check failed: a warning keeps its entry). A
+// passing check selected only by stale entries is Stale.
 func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEntry) {
 	selects := func(e BaselineEntry, id string) bool { return e.Pattern.MatchWhole(id) }
 	for i := range run.Results {
@@ -108,28 +111,58 @@ func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEn
 	return stale
 }
 
-// Failed reports whether a result is a fail or an error.
+// Failed reports whether a result is a fail or an error, whatever its level.
+// A listed check that Failed keeps its baseline entry from going stale.
 func (r Result) Failed() bool { return r.Status == Fail || r.Status == Error }
 
+// Blocks reports whether a result is a failure that blocks conformance: an
+// error at any level, a failed must or may check, and under strict a failed
+// should check. A failed should check that does not block is a warning.
+// (A not-checked result, which strict also makes block, is not a failure
+// and is not reported here.)
+func (r Result) Blocks(strict bool) bool {
+	switch r.Status {
+	case Error:
+		return true
+	case Fail:
+		return strict || r.Level != Should
+	}
+	return false
+}
+
 // Unexpected reports whether a result blocks a run that has a baseline: a
-// failure or error not listed, or a listed failure that passed.
-func (r Result) Unexpected() bool {
+// failure or error not listed, or a listed failure that passed. A failed
+// should check is a warning, not an unexpected failure (UnexpectedUnder
+// with strict counts it).
+func (r Result) Unexpected() bool { return r.UnexpectedUnder(false) }
+
+// UnexpectedUnder is Unexpected for a run made with or without --strict:
+// under strict an unlisted failed should check is unexpected too.
+func (r Result) UnexpectedUnder(strict bool) bool {
 	if r.Stale {
 		return true
 	}
-	return r.Failed() && r.Known == ""
+	return r.Blocks(strict) && r.Known == ""
 }
 
 // FailingBaseline is a baseline file listing every check of run that failed
-// or ended in error (flaky ones apart), for an implementation to commit as
-// its known failures.
+// or ended in error (flaky ones apart, and failed should checks, which are
+// warnings), for an implementation to commit as its known failures. It is
+// FailingBaselineUnder without strict.
 func FailingBaseline(run *Run, header string) []byte {
+	return FailingBaselineUnder(run, header, false)
+}
+
+// FailingBaselineUnder is FailingBaseline for a run made with or without
+// --strict: under strict it lists the failed should checks too, since they
+// block that run.
+func FailingBaselineUnder(run *Run, header string, strict bool) []byte {
 	var b bytes.Buffer
 	for _, l := range strings.Split(strings.TrimRight(header, "\n"), "\n") {
 		fmt.Fprintf(&b, "# %s\n", l)
 	}
 	for _, r := range run.Results {
-		if r.Failed() && r.Known != KnownFlaky {
+		if r.Blocks(strict) && r.Known != KnownFlaky {
 			fmt.Fprintln(&b, r.ID)
 		}
 	}

@@ -95,3 +95,69 @@ func mustPattern(t *testing.T, s string) Pattern {
 	}
 	return p
 }
+
+// TestBaselineLevels: a failed should check is a warning, neither unexpected
+// nor written to a baseline, unless strict; a failed may check and an error
+// at any level are failures.
+func TestBaselineLevels(t *testing.T) {
+	failing, _ := ParseBaseline("k", []byte("jcs/rejects/listed-warning\njcs/rejects/passing-should\n"))
+	run := &Run{Results: []Result{
+		{ID: "jcs/keys/must-fail", Status: Fail, Level: Must},
+		{ID: "jcs/keys/unlevelled-fail", Status: Fail}, // "" is must
+		{ID: "jcs/rejects/warning", Status: Fail, Level: Should},
+		{ID: "jcs/rejects/listed-warning", Status: Fail, Level: Should},
+		{ID: "jcs/rejects/should-error", Status: Error, Level: Should},
+		{ID: "jcs/rejects/passing-should", Status: Pass, Level: Should},
+		{ID: "jcs/nesting/may-fail", Status: Fail, Level: May},
+		{ID: "jcs/nesting/may-pass", Status: Pass, Level: May, Outcome: ChoseReject},
+		{ID: "jcs/nesting/may-error", Status: Error, Level: May},
+		{ID: "jcs/other/not-checked", Status: NotChecked, Level: Should},
+	}}
+	stale := ApplyBaseline(run, failing, nil)
+	if len(stale) != 1 || stale[0].Where != "k:2" {
+		t.Errorf("stale %+v, want k:2 alone (a listed warning keeps its entry)", stale)
+	}
+	want := []struct {
+		blocks, blocksStrict, unexpected, unexpectedStrict bool
+	}{
+		{true, true, true, true},     // must-fail
+		{true, true, true, true},     // unlevelled-fail
+		{false, true, false, true},   // warning
+		{false, true, false, false},  // listed-warning: known failing
+		{true, true, true, true},     // should-error: an error blocks at every level
+		{false, false, true, true},   // passing-should: stale
+		{true, true, true, true},     // may-fail
+		{false, false, false, false}, // may-pass
+		{true, true, true, true},     // may-error
+		{false, false, false, false}, // not-checked
+	}
+	for i, w := range want {
+		r := run.Results[i]
+		got := [4]bool{r.Blocks(false), r.Blocks(true), r.Unexpected(), r.UnexpectedUnder(true)}
+		if got != [4]bool{w.blocks, w.blocksStrict, w.unexpected, w.unexpectedStrict} {
+			t.Errorf("%s: blocks %v, strict %v; unexpected %v, strict %v; want %+v", r.ID, got[0], got[1], got[2], got[3], w)
+		}
+	}
+	if r := run.Results[3]; r.Known != KnownFailing || r.Stale {
+		t.Errorf("listed warning: known %q stale %v", r.Known, r.Stale)
+	}
+	if r := run.Results[5]; r.Known != KnownFailing || !r.Stale {
+		t.Errorf("listed passing should check: known %q stale %v", r.Known, r.Stale)
+	}
+	fresh := run // the same run with no baseline applied
+	for i := range fresh.Results {
+		fresh.Results[i].Known, fresh.Results[i].Stale = "", false
+	}
+	musts := "jcs/keys/must-fail\njcs/keys/unlevelled-fail\n"
+	mays := "jcs/nesting/may-fail\njcs/nesting/may-error\n"
+	if got, want := string(FailingBaseline(fresh, "h")), "# h\n"+musts+"jcs/rejects/should-error\n"+mays; got != want {
+		t.Errorf("written baseline:\n%s\nwant:\n%s", got, want)
+	}
+	if got := string(FailingBaselineUnder(fresh, "h", false)); got != string(FailingBaseline(fresh, "h")) {
+		t.Errorf("FailingBaselineUnder without strict differs from FailingBaseline:\n%s", got)
+	}
+	strictWant := "# h\n" + musts + "jcs/rejects/warning\njcs/rejects/listed-warning\njcs/rejects/should-error\n" + mays
+	if got := string(FailingBaselineUnder(fresh, "h", true)); got != strictWant {
+		t.Errorf("written baseline under strict:\n%s\nwant:\n%s", got, strictWant)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/canon"
 )
 
 // Definition declares a suite to the engine: what it is, its flags, its
@@ -36,10 +37,13 @@ type Definition struct {
 	// protocol (live suites); otherwise `referee serve` serves Reference
 	// as a referee-adapter/1 adapter.
 	Serve func(ctx context.Context, o ServeOptions) error
-	// ManifestProblems, if set, checks a corpus manifest's meta members
-	// that belong to this suite's corpora, for `referee corpus verify`:
-	// ok is false when the manifest is not one of the suite's.
-	ManifestProblems func(meta map[string]any) (problems []string, ok bool)
+	// ServeFlags are Serve's own flags.
+	ServeFlags []Flag
+	// Manifest, if set, checks the members of a corpus manifest beyond its
+	// files, for `referee corpus verify`: about says what the corpus is
+	// ("a Context Graph fixture profile for contextgraph/1.0"), "" when the
+	// manifest is not one of this suite's, and problems break its rules.
+	Manifest func(meta []canon.Member) (about string, problems []string)
 }
 
 // Mode is a deliberately broken variant of a suite's built-in implementation.
@@ -98,8 +102,9 @@ type Loaded struct {
 	// Reference returns the built-in implementation, honest (mode "") or
 	// broken; nil for a live suite, whose Connect starts its own.
 	Reference func(mode string) (adapter.Handler, error)
-	// Native renders the suite's own report shape; nil if it has none.
-	Native func(*Run) any
+	// Native renders the suite's own report of a run against spec; nil if
+	// it has none.
+	Native func(run *Run, spec Spec) any
 	// Hello holds the extra hello args an adapter is sent; Env, the
 	// environment variables a child adapter is given.
 	Hello map[string]string
@@ -121,13 +126,16 @@ type AfterRun struct {
 // Spec says where the implementation under test is: a program, a URL, or
 // the suite's built-in implementation (in Mode).
 type Spec struct {
-	Argv   []string // a program, started without a shell
-	URL    string
-	Dir    string   // the program's working directory
-	Env    []string // its environment; nil inherits referee's
-	Mode   string   // a broken mode of the built-in implementation
-	Stderr io.Writer
-	Trace  *adapter.Trace
+	Argv []string // a program, started without a shell
+	URL  string
+	// Handler is a Go implementation, run in-process (a Go project's own
+	// tests); it stands in for the built-in one.
+	Handler adapter.Handler
+	Dir     string   // the program's working directory
+	Env     []string // its environment; nil inherits referee's
+	Mode    string   // a broken mode of the built-in implementation
+	Stderr  io.Writer
+	Trace   *adapter.Trace
 	// Timeout is the per-call limit; 0 leaves the suite's own.
 	Timeout time.Duration
 	// Flags are the suite's own flags (a bearer token, ...).
@@ -158,8 +166,13 @@ type Invocation struct {
 	Flags          FlagValues
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Color says the human output may use colour.
-	Color bool
+	// Color reports whether output to w may use colour (a terminal, no
+	// NO_COLOR).
+	Color func(w io.Writer) bool
+	// Verdict runs the suite against spec through referee's run pipeline,
+	// writes the text report to human and returns the JSON report and the
+	// exit status, as `referee run` would.
+	Verdict func(ctx context.Context, spec Spec, human io.Writer) (report any, exit int)
 }
 
 // ServeOptions say how to serve a suite's built-in implementation.
@@ -206,3 +219,9 @@ func (d *Definition) CheckMode(mode string) error {
 	}
 	return Usagef("%s: no broken mode %q (modes: %s)", d.Name, mode, strings.Join(ModeNames(d.Modes), ", "))
 }
+
+// ExitCode ends a command with that exit status once it has said all it
+// had to; it prints nothing more.
+type ExitCode int
+
+func (e ExitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }

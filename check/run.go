@@ -79,6 +79,12 @@ type Target interface {
 	Close() error
 }
 
+// Preparer is a Target that wants to know, before the first check, which
+// checks will run (a live suite whose early checks fetch what later ones judge).
+type Preparer interface {
+	Prepare(checks []Check)
+}
+
 // Execute runs checks against target and returns every verdict. It never
 // returns a partial run as complete: when the implementation gives up or
 // ctx ends, the checks not yet run are errors and Complete is false.
@@ -87,6 +93,9 @@ type Target interface {
 func Execute(ctx context.Context, target Target, checks []Check, opt Options) *Run {
 	run := &Run{Results: make([]Result, len(checks)), Started: time.Now()}
 	client, _ := target.(*adapter.Client)
+	if p, ok := target.(Preparer); ok {
+		p.Prepare(checks)
+	}
 	parallel := max(1, target.Hello().Concurrency)
 	if opt.Parallel > 0 {
 		parallel = min(parallel, opt.Parallel)

@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 	case "cgp":
 		os.Exit(cli.Main([]string{"serve", "cgp"}, os.Stdin, os.Stdout, os.Stderr))
 	case "cgp-crash":
-		os.Exit(cli.Main([]string{"serve", "cgp", "--misbehave", "crash-on-query"}, os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(cli.Main([]string{"serve", "cgp", "--mode", "crash-on-query"}, os.Stdin, os.Stdout, os.Stderr))
 	default:
 		os.Exit(fakeAdapter(mode, os.Stdin, os.Stdout, os.Stderr))
 	}

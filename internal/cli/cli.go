@@ -13,8 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/report"
+	"github.com/refereehq/referee/suites"
 )
 
 // Version is referee's version; release builds set it with -ldflags.
@@ -63,6 +65,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	code := exitCode(err)
 	var ee *exitError
+	var said check.ExitCode
+	if errors.As(err, &said) {
+		return code
+	}
 	if !errors.As(err, &ee) || ee.err != nil {
 		fmt.Fprintf(stderr, "referee: %v\n", err)
 	}
@@ -73,10 +79,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func exitCode(err error) int {
 	var ee *exitError
 	var ce *corpus.Error
+	var ue *check.UsageError
+	var code check.ExitCode
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, &ce):
+	case errors.As(err, &code):
+		return int(code)
+	case errors.As(err, &ce), errors.As(err, &ue):
 		return report.ExitUsage
 	}
 	// Anything else reaching here is a flag or argument error from cobra.
@@ -105,7 +115,12 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see %s --help)", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(e), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newExportCmd(e), newServeCmd(e), newInspectCmd(e), newVersionCmd(e))
+	root.AddCommand(newRunCmd(e), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newServeCmd(e), newVersionCmd(e))
+	for _, def := range suites.All() {
+		for _, c := range def.Commands {
+			root.AddCommand(newSuiteCmd(e, def, c))
+		}
+	}
 	return root
 }
 

@@ -8,17 +8,28 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/corpus"
-	"github.com/refereehq/referee/protocols/cgp"
+	"github.com/refereehq/referee/suites"
 )
 
-func profileVersion(m *corpus.Manifest) string {
-	for _, mem := range m.Meta {
-		if mem.Key == "protocol_version" {
-			return mem.Value.Str
+// manifestRules checks a manifest's members beyond its files against every
+// suite that knows them: what the corpus is, and the rules it breaks.
+func manifestRules(meta []canon.Member) (about []string, problems []corpus.Problem) {
+	for _, def := range suites.All() {
+		if def.Manifest == nil {
+			continue
+		}
+		what, ps := def.Manifest(meta)
+		if what == "" {
+			continue
+		}
+		about = append(about, what)
+		for _, p := range ps {
+			problems = append(problems, corpus.Problem{Path: corpus.ManifestName, Msg: p})
 		}
 	}
-	return ""
+	return about, problems
 }
 
 func newCorpusCmd(e *env) *cobra.Command {
@@ -55,10 +66,9 @@ func newCorpusCmd(e *env) *cobra.Command {
 				var ce *corpus.Error
 				if errors.As(err, &ce) {
 					if raw, rerr := os.ReadFile(filepath.Join(args[0], corpus.ManifestName)); rerr == nil {
-						if m, merr := corpus.ParseManifest(raw); merr == nil && cgp.IsProfileManifest(m.Meta) {
-							for _, p := range cgp.CheckProfileManifest(m.Meta) {
-								ce.Problems = append(ce.Problems, corpus.Problem{Path: corpus.ManifestName, Msg: p})
-							}
+						if m, merr := corpus.ParseManifest(raw); merr == nil {
+							_, problems := manifestRules(m.Meta)
+							ce.Problems = append(ce.Problems, problems...)
 						}
 					}
 				}
@@ -67,16 +77,12 @@ func newCorpusCmd(e *env) *cobra.Command {
 			if c.Manifest == nil {
 				return usageError("corpus %s: no %s to verify against (write one with referee corpus lock)", args[0], corpus.ManifestName)
 			}
-			if cgp.IsProfileManifest(c.Manifest.Meta) {
-				// A Context Graph fixture profile: its manifest's own rules too.
-				var problems []corpus.Problem
-				for _, p := range cgp.CheckProfileManifest(c.Manifest.Meta) {
-					problems = append(problems, corpus.Problem{Path: corpus.ManifestName, Msg: p})
-				}
-				if len(problems) > 0 {
-					return &corpus.Error{Corpus: args[0], Problems: problems}
-				}
-				fmt.Fprintf(e.stdout, "corpus %s: a Context Graph fixture profile for %s\n", args[0], profileVersion(c.Manifest))
+			about, problems := manifestRules(c.Manifest.Meta)
+			if len(problems) > 0 {
+				return &corpus.Error{Corpus: args[0], Problems: problems}
+			}
+			for _, a := range about {
+				fmt.Fprintf(e.stdout, "corpus %s: %s\n", args[0], a)
 			}
 			fmt.Fprintf(e.stdout, "corpus %s: %d files match %s (%s)\n", args[0], len(c.Files()), corpus.ManifestName, c.Digest)
 			return nil

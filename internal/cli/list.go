@@ -5,7 +5,25 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/suites"
 )
+
+// loadSuite loads def for listing, from dir or its embedded corpus.
+func loadSuite(def *check.Definition, dir string) (*check.Suite, error) {
+	switch {
+	case dir == "" && def.Embedded == "" && def.Corpus != "":
+		return nil, usageError("the %s suite needs --corpus DIR: %s", def.Name, def.Corpus)
+	case dir != "" && def.Corpus == "":
+		return nil, usageError("the %s suite reads no corpus: it has no --corpus", def.Name)
+	}
+	loaded, err := def.Load(check.LoadOptions{Corpus: dir})
+	if err != nil {
+		return nil, err
+	}
+	return loaded.Suite, nil
+}
 
 func newListCmd(e *env) *cobra.Command {
 	var corpusDir string
@@ -23,27 +41,27 @@ func newListCmd(e *env) *cobra.Command {
 				if corpusDir != "" || modes {
 					return usageError("--corpus and --modes need a suite")
 				}
-				for _, s := range suiteDefs() {
-					fmt.Fprintf(e.stdout, "%-12s %s\n", s.name, s.short)
+				for _, s := range suites.All() {
+					fmt.Fprintf(e.stdout, "%-12s %s\n", s.Name, s.Summary)
 				}
 				return nil
 			}
-			def := findSuite(args[0])
+			def := suites.Find(args[0])
 			if def == nil {
-				return usageError("unknown suite %q (suites: %s)", args[0], strings.Join(suiteNames(), ", "))
+				return usageError("unknown suite %q (suites: %s)", args[0], strings.Join(suites.Names(), ", "))
 			}
 			if modes {
-				for _, m := range def.modes {
-					fmt.Fprintf(e.stdout, "%-20s %s\n", m.name, m.doc)
+				for _, m := range def.Modes {
+					fmt.Fprintf(e.stdout, "%-20s %s\n", m.Name, m.Doc)
 				}
 				return nil
 			}
-			suite, err := def.load(corpusDir)
+			suite, err := loadSuite(def, corpusDir)
 			if err != nil {
 				return err
 			}
 			for _, c := range suite.Checks {
-				fmt.Fprintf(e.stdout, "%s\t%s\n", c.ID, c.Doc)
+				fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", c.ID, c.LevelOf(), c.Doc)
 			}
 			return nil
 		},
@@ -64,11 +82,11 @@ func newExplainCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
 			name, _, _ := strings.Cut(id, "/")
-			def := findSuite(name)
+			def := suites.Find(name)
 			if def == nil {
-				return usageError("%q: no suite %q (suites: %s)", id, name, strings.Join(suiteNames(), ", "))
+				return usageError("%q: no suite %q (suites: %s)", id, name, strings.Join(suites.Names(), ", "))
 			}
-			suite, err := def.load(corpusDir)
+			suite, err := loadSuite(def, corpusDir)
 			if err != nil {
 				return err
 			}
@@ -76,7 +94,10 @@ func newExplainCmd(e *env) *cobra.Command {
 				if c.ID != id {
 					continue
 				}
-				fmt.Fprintf(e.stdout, "%s\n  %s\n", c.ID, c.Doc)
+				fmt.Fprintf(e.stdout, "%s\n  %s\n  level: %s\n", c.ID, c.Doc, c.LevelOf())
+				if c.Clause != "" {
+					fmt.Fprintf(e.stdout, "  requirement: %s\n", c.Clause)
+				}
 				if len(c.Needs) > 0 {
 					fmt.Fprintf(e.stdout, "  needs the adapter op(s): %s\n", strings.Join(c.Needs, ", "))
 				}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -10,68 +11,96 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/suites"
 )
 
 func newServeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Serve a suite's built-in implementation as a referee-adapter/1 adapter",
-		Long: `serve runs a suite's built-in Go implementation as an adapter of its own:
-on stdio, so referee (or any runner) can drive it as a child process, or
-over HTTP with --http ADDR.`,
+		Use:   "serve SUITE",
+		Short: "Serve a suite's built-in implementation",
+		Long: `serve runs a suite's built-in Go implementation on its own: as a
+referee-adapter/1 adapter on stdio, so referee (or any runner) can drive it as
+a child process, or over HTTP with --http ADDR. A live suite (cgp) serves its
+own protocol instead.`,
 		Example: `  referee run jcs -- referee serve jcs --mode codepoint-order
-  referee serve jcs --http 127.0.0.1:8785`,
+  referee serve jcs --http 127.0.0.1:8785
+  referee run cgp -- referee serve cgp --docs ./docs`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError("serve needs a suite: %s", strings.Join(suites.Names(), ", "))
+			}
+			return usageError("unknown suite %q (suites: %s)", args[0], strings.Join(suites.Names(), ", "))
+		},
 	}
-	cmd.AddCommand(newServeCgpCmd(e))
-	for _, def := range suiteDefs() {
-		if def.live != nil {
-			continue
-		}
-		var mode, addr, corpusDir string
-		c := &cobra.Command{
-			Use:   def.name,
-			Short: "Serve the built-in " + def.name + " implementation",
-			Example: fmt.Sprintf(`  referee run %[1]s -- referee serve %[1]s
-  referee serve %[1]s --http 127.0.0.1:8785 & referee run %[1]s --url http://127.0.0.1:8785/`, def.name),
-			Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				// Load the suite first: a suite whose implementation needs the
-				// corpus (cdc: the schemas) gets it from --corpus.
-				if _, err := def.load(corpusDir); err != nil {
-					return err
-				}
-				h, err := def.reference(mode)
-				if err != nil {
-					return usageError("%v", err)
-				}
-				if addr == "" {
-					return adapter.Serve(cmd.Context(), h, e.stdin, e.stdout)
-				}
-				ln, err := net.Listen("tcp", addr)
-				if err != nil {
-					return usageError("--http %s: %v", addr, err)
-				}
-				fmt.Fprintf(e.stderr, "referee: serving %s on http://%s/\n", def.name, ln.Addr())
-				srv := &http.Server{Handler: adapter.ServeHTTP(h)}
-				go func() { <-cmd.Context().Done(); srv.Close() }()
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					return err
-				}
-				return nil
-			},
-		}
-		c.Flags().StringVar(&mode, "mode", "", "serve a deliberately broken `MODE`: "+strings.Join(modeNames(def), ", "))
-		c.Flags().StringVar(&corpusDir, "corpus", "", "the corpus in `DIR`, for a suite that needs one (cdc)")
-		c.Flags().StringVar(&addr, "http", "", "serve over HTTP on `ADDR` (e.g. 127.0.0.1:8785) instead of stdio")
-		cmd.AddCommand(c)
+	for _, def := range suites.All() {
+		cmd.AddCommand(newServeSuiteCmd(e, def))
 	}
 	return cmd
 }
 
-func modeNames(def *suiteDef) []string {
-	var names []string
-	for _, m := range def.modes {
-		names = append(names, m.name)
+func newServeSuiteCmd(e *env, def *check.Definition) *cobra.Command {
+	var mode, addr, corpusDir string
+	c := &cobra.Command{
+		Use:   def.Name,
+		Short: "Serve the built-in " + def.Name + " implementation",
+		Example: fmt.Sprintf(`  referee run %[1]s -- referee serve %[1]s
+  referee serve %[1]s --http 127.0.0.1:8785 & referee run %[1]s --url http://127.0.0.1:8785/`, def.Name),
+		Args: cobra.NoArgs,
 	}
-	return names
+	f := c.Flags()
+	f.StringVar(&mode, "mode", "", "serve a deliberately broken `MODE`: "+strings.Join(check.ModeNames(def.Modes), ", "))
+	f.StringVar(&addr, "http", "", "serve over HTTP on `ADDR` (e.g. 127.0.0.1:8785) instead of stdio")
+	if def.Corpus != "" {
+		f.StringVar(&corpusDir, "corpus", "", "the corpus in `DIR`, for an implementation that reads it")
+	}
+	values := addFlags(f, def.ServeFlags)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := def.CheckMode(mode); err != nil {
+			return err
+		}
+		if def.Serve != nil {
+			return def.Serve(cmd.Context(), check.ServeOptions{Mode: mode, Addr: addr, Flags: values(), Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr})
+		}
+		if corpusDir == "" && def.Embedded == "" {
+			return usageError("serve %s needs --corpus DIR: %s", def.Name, def.Corpus)
+		}
+		loaded, err := def.Load(check.LoadOptions{Corpus: corpusDir})
+		if err != nil {
+			return err
+		}
+		h, err := loaded.Reference(mode)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		if addr == "" {
+			return adapter.Serve(cmd.Context(), h, e.stdin, e.stdout)
+		}
+		return serveHTTP(cmd.Context(), e, def.Name, addr, adapter.ServeHTTP(h))
+	}
+	return c
+}
+
+// serveHTTP serves h on addr until ctx ends.
+func serveHTTP(ctx context.Context, e *env, name, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usageError("--http %s: %v", addr, err)
+	}
+	fmt.Fprintf(e.stderr, "referee: serving %s on http://%s/\n", name, ln.Addr())
+	srv := &http.Server{Handler: h}
+	ctx, cancel := context.WithCancel(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-ctx.Done()
+		srv.Close()
+	}()
+	err = srv.Serve(ln)
+	cancel()
+	<-stopped
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -24,7 +24,7 @@ import (
 const Name = "cgp"
 
 // Version is the suite's own version.
-const Version = "1"
+const Version = "1.0.0"
 
 // Check names, in run order.
 const (
@@ -49,45 +49,89 @@ type info struct {
 	name, doc, explain string
 	fresh              bool // runs on a fresh stdio connection of its own
 	judgesProbe        bool // judges the probe reply sent for an earlier check
+	level              check.Level
+	clause             string
+}
+
+// outcome is one check's verdict.
+type outcome struct {
+	status   check.Status
+	evidence string
+	notes    []string
+	// expected and actual are the values a failure compares.
+	expected, actual string
+}
+
+func pass(format string, a ...any) outcome {
+	return outcome{status: check.Pass, evidence: fmt.Sprintf(format, a...)}
+}
+func fail(format string, a ...any) outcome {
+	return outcome{status: check.Fail, evidence: fmt.Sprintf(format, a...)}
+}
+func skip(format string, a ...any) outcome {
+	return outcome{status: check.NotChecked, evidence: fmt.Sprintf(format, a...)}
+}
+
+// want sets the values a failure compares.
+func (o outcome) want(expected, actual string) outcome {
+	o.expected, o.actual = expected, actual
+	return o
 }
 
 var infos = []info{
 	{CheckHandshake, "the provider acks a version of the contextgraph/1 family with a non-blank name and version (H1–H3)",
-		"sends handshake with protocol_version " + cgp.ProtocolVersion + "; the reply must be a handshake_ack in the same major family, with provider.name and provider.version non-blank.", false, false},
+		"sends handshake with protocol_version " + cgp.ProtocolVersion + "; the reply must be a handshake_ack in the same major family, with provider.name and provider.version non-blank.", false, false, check.Must,
+		"CGP §H1–H3: the ack names a protocol_version of the host's major family; provider.name and provider.version MUST be non-empty."},
 	{CheckConsentScope, "the declared egress scopes are well-formed and consistent with egress (C5)",
-		"reads the ack: every egress scope is local-only, org-tenant, third-party-index, third-party-model or a namespaced vendor:name; an off-machine scope with egress=false fails.", false, false},
+		"reads the ack: every egress scope is local-only, org-tenant, third-party-index, third-party-model or a namespaced vendor:name; an off-machine scope with egress=false fails.", false, false, check.Must,
+		"CGP §C5: every scope but local-only is off-machine; an off-machine scope with egress=false is a contradiction, and a custom scope is namespaced vendor:name."},
 	{CheckFrameValidity, "every frame of the probe query is valid (F1–F6, D1, P1–P4, G1, G2, Q2)",
-		"sends the probe query (max_frames 8, max_tokens 4096) and checks each frame: score in [0,1], non-blank title and citation_label, the representation invariants, RFC 3339 UTC timestamps with a valid_to after valid_from, sha256 digests (content_digest the SHA-256 of the content), file provenance with a digest, relations with a target and a label, no attestation inside a frame.", false, false},
+		"sends the probe query (max_frames 8, max_tokens 4096) and checks each frame: score in [0,1], non-blank title and citation_label, the representation invariants, RFC 3339 UTC timestamps with a valid_to after valid_from, sha256 digests (content_digest the SHA-256 of the content), file provenance with a digest, relations with a target and a label, no attestation inside a frame.", false, false, check.Must,
+		"CGP §F1–F6, D1, P1–P4, G1, G2, Q2: the frame rules (score in [0,1], citation_label present and non-blank, representation invariants, UTC timestamps, sha256 digests, no attestation inside a frame)."},
 	{CheckVerifyHonesty, "verify says valid for the served digests and stale for changed ones (V1–V4)",
-		"sends verify with the served frames' identities, then with each digest replaced by another well-formed one: every real digest must be valid, every changed one stale (a replacement_digest, if given, must be the served one).", false, true},
+		"sends verify with the served frames' identities, then with each digest replaced by another well-formed one: every real digest must be valid, every changed one stale (a replacement_digest, if given, must be the served one).", false, true, check.Must,
+		"CGP §V1–V4: verify answers valid for a served digest and MUST answer stale for a changed one."},
 	{CheckBudgetHonesty, "the probe reply keeps its budget and declares honest token costs (B1, B3, B4)",
-		"the probe reply must hold at most 8 frames and 4096 tokens, and each token_cost must equal ceil(UTF-8 bytes of content / 4), 0 for a frame without content.", false, true},
+		"the probe reply must hold at most 8 frames and 4096 tokens, and each token_cost must equal ceil(UTF-8 bytes of content / 4), 0 for a frame without content.", false, true, check.Must,
+		"CGP §B1, B3, B4: sum(token_cost) ≤ max_tokens, token_cost == ceil(utf8_len(content)/4) exactly, len(frames) ≤ max_frames."},
 	{CheckAsOfTemporal, "a query pinned with as_of returns only frames valid at that instant (Q2)",
-		"sends the probe with as_of 2026-07-01T00:00:00Z and again with 2026-02-01T00:00:00Z: no returned frame may have valid_from after the pin or valid_to at or before it, compared as instants.", false, false},
+		"sends the probe with as_of 2026-07-01T00:00:00Z and again with 2026-02-01T00:00:00Z: no returned frame may have valid_from after the pin or valid_to at or before it, compared as instants.", false, false, check.Must,
+		"CGP §Q2: as_of selects frames whose window [valid_from, valid_to) holds the instant, compared as instants."},
 	{CheckKindsFilter, "a kinds filter returns only frames of those kinds (Q1)",
-		"sends the probe with kinds set to the first kind the provider declares: every frame returned must be of that kind.", false, false},
+		"sends the probe with kinds set to the first kind the provider declares: every frame returned must be of that kind.", false, false, check.Must,
+		"CGP §Q1: a non-empty kinds list is a filter: no frame outside it (or the error unsupported_kind)."},
 	{CheckAnchorRelevance, "a graph provider returns the anchored frame (G3/G4)",
-		"anchors the probe on the relation target (or uri) of the frame the provider ranked last, with max_frames 1: the one frame returned must be anchored (its uri or a relation target is the anchor).", false, true},
+		"anchors the probe on the relation target (or uri) of the frame the provider ranked last, with max_frames 1: the one frame returned must be anchored (its uri or a relation target is the anchor).", false, true, check.Must,
+		"CGP §G3/G4: a graph provider returns at least one anchored frame (ranking it first is only a SHOULD)."},
 	{CheckProvenance, "file provenance digests match the bytes on this machine (§6.2)",
-		"re-reads every file:// provenance link of the probe reply, takes its line range (F17) and compares the SHA-256 with the declared digest; unreadable files are not counted.", false, true},
+		"re-reads every file:// provenance link of the probe reply, takes its line range (F17) and compares the SHA-256 with the declared digest; unreadable files are not counted.", false, true, check.Must,
+		"CGP §6.2: a file provenance digest is the SHA-256 of the bytes (and line range, F17) it names."},
 	{CheckShutdownClean, "the provider shuts down cleanly (R2)",
-		"sends shutdown: a stdio provider must exit with status 0 within 2 s (referee then kills its process group).", false, false},
+		"sends shutdown: a stdio provider must exit with status 0 within 2 s (referee then kills its process group).", false, false, check.Must,
+		"CGP §R2: on shutdown a stdio provider tears down cleanly: it exits with status 0."},
 	{CheckMalformedInput, "a garbage line gets bad_request and the provider stays alive (R1)",
-		"on a fresh connection, after the handshake, writes `this is not valid json {{{` then the probe query: the provider must answer the garbage with an error whose code is bad_request (or ignore it) and then answer the query with frames.", true, false},
+		"on a fresh connection, after the handshake, writes `this is not valid json {{{` then the probe query: the provider must answer the garbage with an error whose code is bad_request (or ignore it) and then answer the query with frames.", true, false, check.Must,
+		"CGP §R1: a line that is not an envelope gets an error with code bad_request (or is ignored), and the provider stays alive."},
 	{CheckEmbedding, "an embedding of the wrong dimension is refused (E1)",
-		"on a fresh connection, sends the probe with an embedding whose length contradicts the declared fingerprint's dimension: the reply must be an error (bad_request expected), not frames.", true, false},
+		"on a fresh connection, sends the probe with an embedding whose length contradicts the declared fingerprint's dimension: the reply must be an error (bad_request expected), not frames.", true, false, check.Should,
+		"CGP §E1: an embedding whose length contradicts the declared fingerprint's dimension SHOULD get bad_request."},
 	{CheckCorrelation, "a correlating provider echoes the request id (H4)",
-		"on a fresh connection, sends the probe with id cgp-conformance-h4-7f3a: the frames reply must carry that id exactly; then writes two probes at once (ids …-a and …-b): each reply must carry its own query's id.", true, false},
+		"on a fresh connection, sends the probe with id cgp-conformance-h4-7f3a: the frames reply must carry that id exactly; then writes two probes at once (ids …-a and …-b): each reply must carry its own query's id.", true, false, check.Must,
+		"CGP §H4: a provider declaring correlation MUST echo the request id verbatim on frames and error replies; pipelining is allowed."},
 	{CheckAttestation, "every provenance attestation verifies against a published key (F6–F15)",
-		"reads attester_keys from the ack and frame_attestations / result_attestation from the probe reply: each frame commitment, each inclusion proof and the result root are recomputed from the frames as served and each Ed25519 signature verified strictly.", false, true},
+		"reads attester_keys from the ack and frame_attestations / result_attestation from the probe reply: each frame commitment, each inclusion proof and the result root are recomputed from the frames as served and each Ed25519 signature verified strictly.", false, true, check.Must,
+		"CGP §F6–F15: every provenance attestation verifies against a published attester key (frame commitments, inclusion proofs, the result root, Ed25519)."},
 }
 
-// Load returns the suite's checks, for listing, explaining and selection;
-// they run through Run, not check.Execute.
-func Load() *check.Suite {
+// suite returns the suite's checks; they run against the connection
+// connect makes.
+func suite() *check.Suite {
 	s := &check.Suite{Name: Name, Version: Version, Corpus: "built-in checks", CorpusDigest: definitionDigest()}
 	for _, in := range infos {
-		s.Checks = append(s.Checks, check.Check{ID: Name + "/" + in.name, Doc: in.doc, Explain: in.explain})
+		s.Checks = append(s.Checks, check.Check{
+			ID: Name + "/" + in.name, Doc: in.doc, Explain: in.explain, Level: in.level, Clause: in.clause,
+			Run: func(ctx context.Context, s *check.Session) check.Outcome { return runCheck(ctx, s, in) },
+		})
 	}
 	return s
 }
@@ -125,7 +169,23 @@ type Native struct {
 	Checks []NativeCheck `json:"checks"`
 }
 
-// Result is the outcome of a run: referee's run and upstream's report.
+// native renders a run as upstream's report.
+func native(run *check.Run, spec check.Spec) any { return nativeOf(run, targetName(spec)) }
+
+func nativeOf(run *check.Run, target string) Native {
+	n := Native{Target: target, Checks: []NativeCheck{}}
+	status := map[check.Status]string{check.Pass: "pass", check.Fail: "fail", check.NotChecked: "skipped", check.Error: "fail"}
+	for _, r := range run.Results {
+		st := status[r.Status]
+		if strings.HasPrefix(r.Reason, "not run: ") {
+			st = "skipped"
+		}
+		n.Checks = append(n.Checks, NativeCheck{Name: strings.TrimPrefix(r.ID, Name+"/"), Status: st, Evidence: r.Reason})
+	}
+	return n
+}
+
+// Result is the outcome of Run: referee's run and upstream's report.
 type Result struct {
 	Run    *check.Run
 	Native Native
@@ -135,112 +195,166 @@ type Result struct {
 	Unreachable, Interrupted bool
 }
 
-// outcome is one check's verdict.
-type outcome struct {
-	status   check.Status
-	evidence string
-	notes    []string
-}
-
-func pass(format string, a ...any) outcome {
-	return outcome{status: check.Pass, evidence: fmt.Sprintf(format, a...)}
-}
-func fail(format string, a ...any) outcome {
-	return outcome{status: check.Fail, evidence: fmt.Sprintf(format, a...)}
-}
-func skip(format string, a ...any) outcome {
-	return outcome{status: check.NotChecked, evidence: fmt.Sprintf(format, a...)}
-}
-
-// Run runs the selected checks (by ID; all when selected is nil) against
-// target, in the notes' order. The run is incomplete only when the provider
-// could not be started or reached at all.
+// Run runs the selected checks (all when selected is nil) against target
+// through the engine, in the suite's order.
 func Run(ctx context.Context, target host.Target, selected []check.Check) *Result {
-	want := map[string]bool{}
 	if selected == nil {
-		selected = Load().Checks
+		selected = suite().Checks
 	}
-	for _, c := range selected {
-		want[c.ID] = true
+	res := &Result{}
+	c, err := dial(ctx, target)
+	if err != nil {
+		res.Unreachable = true
+		res.Run = &check.Run{Started: time.Now()}
+		for _, sc := range selected {
+			res.Run.Results = append(res.Run.Results, check.Result{ID: sc.ID, Level: sc.LevelOf(), Status: check.Error, Reason: "not run: the implementation could not be started: " + err.Error()})
+		}
+	} else {
+		res.Run = check.Execute(ctx, c, selected, check.Options{})
+		res.Ack = c.ack
+		c.Close()
+		res.Interrupted = ctx.Err() != nil
 	}
-	r := &runner{target: target, want: want, probeAt: -1}
-	res := &Result{Run: &check.Run{Started: time.Now(), Complete: true}, Native: Native{Target: target.String()}}
-	for _, in := range infos {
-		id := Name + "/" + in.name
-		if !want[id] {
-			continue
-		}
-		if ctx.Err() != nil {
-			// Interrupted: no more providers are started.
-			res.Run.Complete, res.Interrupted = false, true
-			res.Run.Results = append(res.Run.Results, check.Result{ID: id, Status: check.Error, Reason: "not run: run interrupted"})
-			res.Native.Checks = append(res.Native.Checks, NativeCheck{Name: in.name, Status: "skipped", Evidence: "not run: run interrupted"})
-			continue
-		}
-		start := time.Now()
-		h := r.main
-		if in.fresh {
-			h = nil
-		}
-		before := 0
-		if h != nil {
-			before = h.Len()
-		}
-		o := r.run(ctx, in)
-		if ctx.Err() != nil && o.status != check.Pass {
-			// The verdict is the interruption's, not the provider's.
-			res.Run.Complete, res.Interrupted = false, true
-			o = outcome{status: check.Error, evidence: "not run to a verdict: run interrupted (" + o.evidence + ")"}
-		}
-		reason := o.evidence
-		if o.status != check.Fail && len(o.notes) > 0 {
-			// A pass or not-checked carries no evidence: its notes go in the reason.
-			reason += " (note: " + strings.Join(o.notes, "; ") + ")"
-		}
-		out := check.Result{ID: id, Status: o.status, Reason: reason, Duration: time.Since(start)}
-		if o.status != check.Pass {
-			out.Evidence.Notes = o.notes
-			if h == nil {
-				h = r.lastFresh
-			}
-			if h == nil {
-				h = r.main
-			}
-			if h != nil {
-				full := h.Transcript()
-				tr := full
-				if before <= len(full) && !in.fresh {
-					tr = full[before:]
-					// A check that judges the probe reply shows it.
-					if in.judgesProbe && r.probeAt >= 0 && r.probeAt < before {
-						tr = append([]adapter.Exchange{full[r.probeAt]}, tr...)
-					}
-				}
-				out.Evidence.Exchanges = tr
-				out.Evidence.Stderr = h.Stderr()
-			}
-		}
-		if o.status == check.Fail {
-			out.Expected, out.Actual = in.doc, o.evidence
-		}
-		res.Run.Results = append(res.Run.Results, out)
-		status := map[check.Status]string{check.Pass: "pass", check.Fail: "fail", check.NotChecked: "skipped", check.Error: "fail"}[o.status]
-		res.Native.Checks = append(res.Native.Checks, NativeCheck{Name: in.name, Status: status, Evidence: reason})
-	}
-	if r.unreachable {
-		res.Run.Complete, res.Unreachable = false, true
-	}
-	r.close()
-	res.Ack = r.ack
-	res.Run.Duration = time.Since(res.Run.Started)
+	res.Native = nativeOf(res.Run, target.String())
 	return res
+}
+
+// conn is one run's provider as the engine's target: the main connection,
+// its ack and the probe reply, which the checks share in order.
+type conn struct {
+	*runner
+	cleanup func()
+}
+
+// connect reaches the provider the spec names (referee's own when it names
+// none). A provider that cannot be started or reached is an error; one that
+// starts and then fails its handshake is the handshake check's failure.
+func connect(ctx context.Context, spec check.Spec) (check.Target, error) {
+	t, cleanup, err := target(spec)
+	if err != nil {
+		return nil, err
+	}
+	c, err := dial(ctx, t)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	c.cleanup = cleanup
+	return c, nil
+}
+
+func dial(ctx context.Context, t host.Target) (*conn, error) {
+	r := &runner{target: t, probeAt: -1}
+	r.connect(ctx)
+	if r.unreachable {
+		r.close()
+		return nil, r.dialErr
+	}
+	return &conn{runner: r, cleanup: func() {}}, nil
+}
+
+// Hello names the provider as its ack did; checks run one at a time.
+func (c *conn) Hello() adapter.Hello {
+	h := adapter.Hello{Concurrency: 1}
+	if c.ack != nil && c.ack.Provider != nil {
+		h.Name, h.Version = c.ack.Provider.Name, c.ack.Provider.Version
+	}
+	return h
+}
+
+// Prepare records which checks will run.
+func (c *conn) Prepare(checks []check.Check) {
+	c.want = map[string]bool{}
+	for _, ch := range checks {
+		c.want[ch.ID] = true
+	}
+}
+
+// Offers is true: the cgp checks call no adapter ops.
+func (c *conn) Offers(op string) bool { return true }
+
+// GaveUp is false: a provider's breakage fails the checks that see it.
+func (c *conn) GaveUp() bool { return false }
+
+// Restarts is 0: connections are opened by the checks that need them.
+func (c *conn) Restarts() int { return 0 }
+
+// Stderr is the main connection's stderr tail.
+func (c *conn) Stderr() string {
+	if c.main == nil {
+		return ""
+	}
+	return c.main.Stderr()
+}
+
+// Close ends the main connection and removes the built-in provider's documents.
+func (c *conn) Close() error {
+	c.close()
+	c.cleanup()
+	return nil
+}
+
+// runCheck runs one check on the run's connection and turns its verdict
+// into the engine's outcome, with the exchanges it judged as evidence.
+func runCheck(ctx context.Context, s *check.Session, in info) check.Outcome {
+	c, ok := s.Target().(*conn)
+	if !ok {
+		return check.Outcome{Status: check.Error, Reason: "the cgp checks run against a Context Graph provider, not a referee-adapter/1 adapter"}
+	}
+	h := c.main
+	if in.fresh {
+		h = nil
+	}
+	before := 0
+	if h != nil {
+		before = h.Len()
+	}
+	o := c.run(ctx, in)
+	reason := o.evidence
+	if o.status != check.Fail && len(o.notes) > 0 {
+		// A pass or not-checked carries no evidence: its notes go in the reason.
+		reason += " (note: " + strings.Join(o.notes, "; ") + ")"
+	}
+	out := check.Outcome{Status: o.status, Reason: reason, Notes: o.notes}
+	if o.status == check.Fail {
+		out.Expected, out.Actual = o.expected, o.actual
+		if out.Expected == "" {
+			out.Expected = in.doc
+		}
+		if out.Actual == "" {
+			out.Actual = o.evidence
+		}
+	}
+	if o.status == check.Pass {
+		return out
+	}
+	if h == nil {
+		h = c.lastFresh
+	}
+	if h == nil {
+		h = c.main
+	}
+	if h != nil {
+		full := exchanges(h)
+		tr := full
+		if before <= len(full) && !in.fresh {
+			tr = full[before:]
+			// A check that judges the probe reply shows it.
+			if in.judgesProbe && c.probeAt >= 0 && c.probeAt < before {
+				tr = append([]adapter.Exchange{full[c.probeAt]}, tr...)
+			}
+		}
+		s.Record(tr...)
+		s.UseStderr(h.Stderr())
+	}
+	return out
 }
 
 // runner holds what the checks share: the main connection, its ack and the
 // probe reply.
 type runner struct {
 	target      host.Target
-	want        map[string]bool // the selected check IDs
+	want        map[string]bool // the selected check IDs (Prepare)
 	main        *host.Host
 	ack         *cgp.Envelope
 	dialed      bool

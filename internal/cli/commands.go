@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/report"
+	"github.com/refereehq/referee/run"
+)
+
+// newSuiteCmd builds the cobra command a suite declares (an inspector, an
+// exporter): its flags from data, its arguments checked, its Run given the
+// world and referee's run pipeline as the verdict.
+func newSuiteCmd(e *env, def *check.Definition, c check.Command) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     c.Name,
+		Short:   c.Summary,
+		Long:    c.Help,
+		Example: examples(c.Examples),
+	}
+	if c.Use != "" {
+		cmd.Use += " " + c.Use
+	}
+	for _, sub := range c.Sub {
+		cmd.AddCommand(newSuiteCmd(e, def, sub))
+	}
+	if c.Run == nil {
+		return cmd
+	}
+	values := addFlags(cmd.Flags(), c.Flags)
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		min, max := c.Args[0], c.Args[1]
+		switch {
+		case len(args) < min && c.Dash:
+			return usageError("%s needs a program after --", cmd.CommandPath())
+		case len(args) < min:
+			return usageError("%s needs %d argument(s), got %d", cmd.CommandPath(), min, len(args))
+		case max >= 0 && len(args) > max:
+			return usageError("%s takes at most %d argument(s), got %d", cmd.CommandPath(), max, len(args))
+		case c.Dash && len(args) > 0 && cmd.ArgsLenAtDash() != 0:
+			return usageError("put the program after --")
+		}
+		return nil
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		inv := &check.Invocation{
+			Args: args, Flags: values(), Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+			Color:   func(w io.Writer) bool { return os.Getenv("NO_COLOR") == "" && isTerminal(w) },
+			Verdict: verdict(def),
+		}
+		return c.Run(cmd.Context(), inv)
+	}
+	return cmd
+}
+
+// verdict runs def's suite against spec through the run pipeline, as
+// `referee run` does, writing the text report to human.
+func verdict(def *check.Definition) func(context.Context, check.Spec, io.Writer) (any, int) {
+	return func(ctx context.Context, spec check.Spec, human io.Writer) (any, int) {
+		plan, err := run.Prepare(def, spec, run.Options{Tool: report.Tool{Name: "referee", Version: versionString()}})
+		if err != nil {
+			fmt.Fprintf(human, "referee: %v\n", err)
+			return nil, exitCode(err)
+		}
+		res := plan.Execute(ctx)
+		color := os.Getenv("NO_COLOR") == "" && isTerminal(human)
+		if err := report.WriteText(human, res.Report, report.TextOptions{Color: color, Passes: true}); err != nil {
+			fmt.Fprintf(human, "referee: writing the report: %v\n", err)
+		}
+		return res.Report, res.ExitCode()
+	}
+}

@@ -1,0 +1,88 @@
+package run
+
+import (
+	"strings"
+
+	"github.com/refereehq/referee/adapter"
+)
+
+// maxPasteable is the longest request a repro command repeats by hand;
+// beyond it the command repeats the check through referee instead.
+const maxPasteable = 16 << 10
+
+// repro renders a check's exchanges as one shell command that repeats them:
+// the request lines piped into the adapter program, a curl to the adapter
+// service, or else the referee command that runs that one check again.
+func (p *Plan) repro(id string, exs []adapter.Exchange) string {
+	big := false
+	for _, x := range exs {
+		big = big || len(x.Request) > maxPasteable
+	}
+	spec := p.Spec
+	switch {
+	case big || p.Def.Live:
+		// Too long to paste, or a protocol of its own: repeat it through referee.
+	case len(spec.Argv) > 0:
+		var env []string
+		if spec.Dir != "" {
+			env = append(env, "cd "+ShellQuote(spec.Dir)+" &&")
+		}
+		if vars := p.reproEnv(); len(vars) > 0 {
+			env = append(append(env, "env"), vars...)
+		}
+		lines := []string{ShellQuote(string(adapter.HelloRequest(p.Def.Name, p.Loaded.Hello)))}
+		for _, x := range exs {
+			lines = append(lines, ShellQuote(string(x.Request)))
+		}
+		return "printf '%s\\n' " + strings.Join(lines, " ") + " | " + strings.Join(append(env, quoteAll(spec.Argv)...), " ")
+	case spec.URL != "":
+		return "curl -sS -H 'Content-Type: application/json' --data-binary " + ShellQuote(string(exs[len(exs)-1].Request)) + " " + ShellQuote(spec.URL)
+	}
+	cmd := []string{"referee", "run", p.Def.Name, "--run", ShellQuote(id)}
+	if p.opts.Corpus != "" {
+		cmd = append(cmd, "--corpus", ShellQuote(p.opts.Corpus))
+	}
+	for _, f := range p.Def.Flags {
+		if v := p.opts.Flags[f.Name]; f.Repro && v != "" && v != f.Default {
+			cmd = append(cmd, "--"+f.Name, ShellQuote(v))
+		}
+	}
+	switch {
+	case spec.Mode != "":
+		cmd = append(cmd, "--mode", spec.Mode)
+	case spec.URL != "":
+		cmd = append(cmd, "--url", ShellQuote(spec.URL))
+	case len(spec.Argv) > 0:
+		cmd = append(append(cmd, "--"), quoteAll(spec.Argv)...)
+	}
+	return strings.Join(cmd, " ")
+}
+
+// reproEnv is what `env` must be told to give the adapter the environment
+// referee gave it: the variables that differ from referee's own, or all of
+// them (after -i) when the environment was cleaned.
+func (p *Plan) reproEnv() []string {
+	if p.Spec.Env == nil {
+		return nil
+	}
+	return p.opts.ReproEnv
+}
+
+// ShellQuote quotes s for a POSIX shell, leaving plain words bare.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '+' || r == '@' ||
+			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = ShellQuote(s)
+	}
+	return out
+}

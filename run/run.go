@@ -1,0 +1,322 @@
+// Package run is referee's run pipeline as a library: it loads a suite,
+// selects its checks, reads baselines, executes the checks against an
+// implementation, and builds the report, the verdict and the exit code. The
+// CLI and Go tests (package checktest) both run suites through it.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/regularfile"
+	"github.com/refereehq/referee/report"
+)
+
+// Options say how to run a suite.
+type Options struct {
+	Corpus string           // a corpus directory; "" for the embedded one
+	Flags  check.FlagValues // the suite's own flags
+
+	Run, Skip []string // ID patterns selecting checks (check.Select)
+	// KnownFailing and KnownFlaky are baseline files (check.ParseBaseline).
+	KnownFailing, KnownFlaky string
+
+	Strict   bool          // a not-checked or a failed should check blocks conformance
+	Parallel int           // checks in flight; 0: the implementation's declared concurrency
+	Timeout  time.Duration // per call; 0: the adapter's default
+	Trace    *adapter.Trace
+	// Progress, if set, is called after each check, in completion order.
+	Progress func(done, total int, r check.Result)
+	Tool     report.Tool // who makes the report
+	// ReproEnv are the words after `env` in a repro command that give a
+	// program the environment referee gave it ("-i", `PATH="$PATH"`, "K=V").
+	ReproEnv []string
+}
+
+// Plan is a suite loaded and its checks selected, ready to run once.
+type Plan struct {
+	Def    *check.Definition
+	Loaded *check.Loaded
+	Checks []check.Check // the selected checks, in suite order
+	Spec   check.Spec    // the implementation under test
+	opts   Options
+
+	failing, flaky []check.BaselineEntry
+}
+
+// Prepare checks the options and the implementation's spec, loads the
+// suite, selects its checks and reads the baselines. Its errors are usage
+// errors (check.UsageError) or corpus errors: nothing has been started.
+func Prepare(def *check.Definition, spec check.Spec, o Options) (*Plan, error) {
+	if err := validate(def, spec, o); err != nil {
+		return nil, err
+	}
+	loaded, err := def.Load(check.LoadOptions{Corpus: o.Corpus, Flags: o.Flags})
+	if err != nil {
+		return nil, err
+	}
+	checks, err := check.Select(loaded.Suite.Checks, o.Run, o.Skip)
+	if err != nil {
+		return nil, &check.UsageError{Err: err}
+	}
+	p := &Plan{Def: def, Loaded: loaded, Checks: checks, Spec: spec, opts: o}
+	if p.failing, err = readBaseline(o.KnownFailing, loaded.Suite.Checks); err != nil {
+		return nil, err
+	}
+	if p.flaky, err = readBaseline(o.KnownFlaky, loaded.Suite.Checks); err != nil {
+		return nil, err
+	}
+	if spec.Env != nil || len(loaded.Env) > 0 {
+		env := spec.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		p.Spec.Env = append(append([]string{}, env...), loaded.Env...)
+	}
+	p.Spec.Trace, p.Spec.Flags = o.Trace, o.Flags
+	if o.Timeout > 0 {
+		p.Spec.Timeout = o.Timeout
+	}
+	return p, nil
+}
+
+func validate(def *check.Definition, spec check.Spec, o Options) error {
+	switch {
+	case o.Corpus == "" && def.Embedded == "" && def.Corpus != "":
+		return check.Usagef("the %s suite needs --corpus DIR: %s", def.Name, def.Corpus)
+	case o.Corpus != "" && def.Corpus == "":
+		return check.Usagef("the %s suite reads no corpus: it has no --corpus", def.Name)
+	case spec.URL != "" && len(spec.Argv) > 0:
+		return check.Usagef("give either --url or an adapter program after --, not both")
+	case spec.Handler != nil && (spec.URL != "" || len(spec.Argv) > 0 || spec.Mode != "" || def.Live):
+		return check.Usagef("%s: a Go handler is the implementation on its own: not with a URL, a program, a mode, or a live suite", def.Name)
+	case spec.Mode != "" && (spec.URL != "" || len(spec.Argv) > 0):
+		return check.Usagef("--mode applies to the built-in implementation only")
+	case o.Parallel < 0:
+		return check.Usagef("--parallel %d: want a positive number, or 0 for the implementation's concurrency", o.Parallel)
+	case o.Timeout < 0:
+		return check.Usagef("--timeout must be positive")
+	}
+	// A live suite's built-in implementation is a child too.
+	child := len(spec.Argv) > 0 || (def.Live && spec.URL == "")
+	if !child && (spec.Env != nil || spec.Dir != "") {
+		return check.Usagef("--env, --clean-env and --dir apply to a program after --")
+	}
+	if spec.URL != "" {
+		u, err := url.Parse(spec.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return check.Usagef("--url %q: want an http:// or https:// URL", spec.URL)
+		}
+	}
+	return def.CheckMode(spec.Mode)
+}
+
+// maxBaseline bounds a baseline file.
+const maxBaseline = 16 << 20
+
+// readBaseline reads a baseline file; a pattern that selects none of the
+// suite's checks is a usage error naming its file and line.
+func readBaseline(path string, checks []check.Check) ([]check.BaselineEntry, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := readFile(path, maxBaseline)
+	if err != nil {
+		return nil, check.Usagef("baseline %s: %v", path, err)
+	}
+	entries, err := check.ParseBaseline(path, data)
+	if err != nil {
+		return nil, check.Usagef("baseline %v", err)
+	}
+	if bad := check.UnmatchedEntries(entries, checks); len(bad) > 0 {
+		var lines []string
+		for _, b := range bad {
+			lines = append(lines, fmt.Sprintf("%s: %s selects no check of the suite (a pattern names whole IDs; end it with /** for a subtree)", b.Where, b.Pattern))
+		}
+		return nil, check.Usagef("the baseline is out of date:\n  %s", strings.Join(lines, "\n  "))
+	}
+	return entries, nil
+}
+
+// readFile reads a regular file of at most limit bytes without blocking on
+// a FIFO.
+func readFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|regularfile.NonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return regularfile.Read(f, limit, "bytes referee reads")
+}
+
+// Result is a finished run: the verdicts, the report and how it ended.
+type Result struct {
+	Run    *check.Run
+	Report *report.Report
+	// StartErr says why the implementation could not be started; every
+	// check is then an error and the run is incomplete.
+	StartErr error
+	plan     *Plan
+}
+
+// ExitCode is the run's exit status under the contract (report.ExitCode).
+func (r *Result) ExitCode() int { return r.Report.ExitCode() }
+
+// Native returns the suite's own report of the run, if it has one.
+func (r *Result) Native() (any, bool) {
+	if r.plan.Loaded.Native == nil {
+		return nil, false
+	}
+	return r.plan.Loaded.Native(r.Run, r.plan.Spec), true
+}
+
+// Execute runs the plan's checks against its implementation.
+func (p *Plan) Execute(ctx context.Context) *Result {
+	impl := p.describe()
+	res := &Result{plan: p}
+	target, err := p.connect(ctx)
+	if err != nil {
+		res.StartErr = err
+		res.Run = unstarted(p.Checks, err)
+	} else {
+		h := target.Hello()
+		impl.Name, impl.Version, impl.Ops = h.Name, h.Version, h.Ops
+		res.Run = check.Execute(ctx, target, p.Checks, check.Options{Parallel: p.opts.Parallel, Repro: p.repro, Progress: p.opts.Progress})
+		target.Close()
+	}
+	suite := p.Loaded.Suite
+	s := report.Suite{Name: suite.Name, Version: suite.Version, Corpus: suite.Corpus, CorpusDigest: suite.CorpusDigest}
+	if p.opts.KnownFailing == "" && p.opts.KnownFlaky == "" {
+		res.Report = report.New(p.opts.Tool, s, impl, res.Run, p.opts.Strict)
+	} else {
+		stale := check.ApplyBaseline(res.Run, p.failing, p.flaky)
+		res.Report = report.WithBaseline(p.opts.Tool, s, impl, res.Run, p.opts.Strict, stale)
+	}
+	return res
+}
+
+// connect reaches the implementation: a live suite's own connection, or a
+// referee-adapter/1 client over a program, a URL or the built-in one.
+func (p *Plan) connect(ctx context.Context) (check.Target, error) {
+	if p.Def.Live {
+		return p.Loaded.Connect(ctx, p.Spec)
+	}
+	var start adapter.Starter
+	switch {
+	case len(p.Spec.Argv) > 0:
+		cfg := adapter.ProcessConfig{Argv: p.Spec.Argv, Dir: p.Spec.Dir, Env: p.Spec.Env, Stderr: p.Spec.Stderr, Trace: p.Spec.Trace}
+		start = func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }
+	case p.Spec.URL != "":
+		h := &adapter.HTTP{URL: p.Spec.URL, Trace: p.Spec.Trace}
+		start = func(ctx context.Context) (adapter.Conn, error) { return h, nil }
+	case p.Spec.Handler != nil:
+		start = adapter.InProcessTraced(p.Spec.Handler, p.Spec.Trace)
+	default:
+		h, err := p.Loaded.Reference(p.Spec.Mode)
+		if err != nil {
+			return nil, err
+		}
+		start = adapter.InProcessTraced(h, p.Spec.Trace)
+	}
+	return adapter.Dial(ctx, start, p.Def.Name, adapter.Options{Timeout: p.Spec.Timeout, Trace: p.Spec.Trace, HelloArgs: p.Loaded.Hello})
+}
+
+// describe says, for the report, what is tested and how it is reached.
+func (p *Plan) describe() report.Implementation {
+	switch {
+	case len(p.Spec.Argv) > 0:
+		return report.Implementation{Transport: "stdio", Command: p.Spec.Argv}
+	case p.Spec.URL != "":
+		return report.Implementation{Transport: "http", URL: p.Spec.URL}
+	case p.Def.Live:
+		// The built-in implementation runs as a child: referee serve SUITE.
+		cmd := []string{"referee", "serve", p.Def.Name}
+		if p.Spec.Mode != "" {
+			cmd = append(cmd, "--mode", p.Spec.Mode)
+		}
+		return report.Implementation{Transport: "stdio", Command: cmd}
+	}
+	return report.Implementation{Transport: "in-process", Mode: p.Spec.Mode}
+}
+
+// unstarted is the run of an implementation that never said hello: every
+// selected check is an error and the run is incomplete.
+func unstarted(checks []check.Check, err error) *check.Run {
+	var ev check.Evidence
+	var se *adapter.StartError
+	if errors.As(err, &se) {
+		ev.Stderr = se.Stderr
+	}
+	var f *adapter.Fault
+	if errors.As(err, &f) && len(f.Line) > 0 {
+		ev.Notes = []string{fmt.Sprintf("offending line: %q", f.Line)}
+	}
+	results := make([]check.Result, len(checks))
+	for i, c := range checks {
+		results[i] = check.Result{ID: c.ID, Level: c.LevelOf(), Status: check.Error, Reason: "not run: the implementation could not be started: " + err.Error(), Evidence: ev}
+	}
+	return &check.Run{Results: results, Complete: false, Started: time.Now()}
+}
+
+// Finish does what comes after the reports: writes the baseline of the
+// run's failures to writeFailing (when set and the run was complete and
+// whole) and runs the suite's After hook. Notes are things the user should
+// read that change no verdict.
+func (r *Result) Finish(writeFailing string) (notes []string, err error) {
+	p := r.plan
+	full := len(r.Run.Results) == len(p.Loaded.Suite.Checks)
+	if writeFailing != "" {
+		switch {
+		case !r.Run.Complete:
+			notes = append(notes, fmt.Sprintf("--write-known-failing: the run did not finish, so %s was not written", writeFailing))
+		case !full:
+			notes = append(notes, fmt.Sprintf("--write-known-failing: --run/--skip selected %d of the suite's %d checks, so %s was not written (it would forget the others)", len(r.Run.Results), len(p.Loaded.Suite.Checks), writeFailing))
+		default:
+			header := fmt.Sprintf("%s %s: the checks of suite %s this implementation is known to fail.\nRun with --known-failing %s; remove a line once its check passes.", p.opts.Tool.Name, p.opts.Tool.Version, p.Def.Name, writeFailing)
+			if err := WriteFile(writeFailing, check.FailingBaseline(r.Run, header)); err != nil {
+				return notes, check.Usagef("--write-known-failing: %w", err)
+			}
+		}
+	}
+	if p.Loaded.After != nil {
+		impl := strings.TrimSpace(r.Report.Implementation.Name + " " + r.Report.Implementation.Version)
+		if err := p.Loaded.After(check.AfterRun{Run: r.Run, Implementation: impl, Full: full}); err != nil {
+			return notes, err
+		}
+	}
+	return notes, nil
+}
+
+// WriteFile writes data to path through a temporary file in the same
+// directory, renamed into place: a failed write never leaves half a file,
+// nor the previous run's file.
+func WriteFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
