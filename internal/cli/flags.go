@@ -9,7 +9,8 @@ import (
 )
 
 // addFlags declares a suite's flags on fs and returns a function that reads
-// their values once fs is parsed.
+// their values once fs is parsed: those given, and the defaults that are
+// not empty (so a suite can tell --flag '' from no flag).
 func addFlags(fs *pflag.FlagSet, flags []check.Flag) func() check.FlagValues {
 	for _, f := range flags {
 		switch f.Kind {
@@ -25,7 +26,7 @@ func addFlags(fs *pflag.FlagSet, flags []check.Flag) func() check.FlagValues {
 	return func() check.FlagValues {
 		v := check.FlagValues{}
 		for _, f := range flags {
-			if fl := fs.Lookup(f.Name); fl != nil {
+			if fl := fs.Lookup(f.Name); fl != nil && (fl.Changed || f.Default != "") {
 				v[f.Name] = fl.Value.String()
 			}
 		}

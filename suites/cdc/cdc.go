@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/check"
-	"github.com/refereehq/referee/corpus"
 )
 
 // Name is the suite's name, as in `referee run cdc`.
@@ -20,22 +19,14 @@ const Name = "cdc"
 // Version is the suite's own version.
 const Version = "1.0.0"
 
-// Load reads the corpus in c (on disk at dir) and builds the suite.
-func Load(c *corpus.Corpus, dir string) (*check.Suite, *Corpus, error) {
-	cp, err := ReadCorpus(c, dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()}, cp, nil
-}
-
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
-// NativeReport is upstream's report: runConformance's return value. The
-// 1.0 releases have only the first three members and failures.
+// NativeReport is upstream's report: runConformance's return value, and
+// what a loaded suite's Native returns. The 1.0 releases have only the
+// first three members and failures.
 type NativeReport struct {
 	ValidCount        int      `json:"validCount"`
 	InvalidCount      int      `json:"invalidCount"`

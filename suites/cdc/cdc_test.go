@@ -24,26 +24,51 @@ func sharedCorpus(t *testing.T) string {
 	return filepath.Join(dir, "corpora", "cdc")
 }
 
-func load(t *testing.T, dir string) (*check.Suite, *Corpus) {
+// loadSuite loads the suite on the corpus in dir, as a run does.
+func loadSuite(t *testing.T, dir string) *check.Loaded {
+	t.Helper()
+	l, err := Definition.Load(check.LoadOptions{Corpus: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// readDir reads the corpus in dir as data.
+func readDir(t *testing.T, dir string) *Corpus {
 	t.Helper()
 	c, err := corpus.OpenDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, cp, err := Load(c, dir)
+	cp, err := ReadCorpus(c, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, cp
+	return cp
 }
 
-func reference(t *testing.T, cp *Corpus, mode string) adapter.Starter {
+func reference(t *testing.T, l *check.Loaded, mode string) adapter.Starter {
 	t.Helper()
-	h, err := Reference(cp, mode)
+	h, err := l.Reference(mode)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return adapter.InProcess(h)
+}
+
+// honest is the built-in implementation itself.
+func honest(t *testing.T, l *check.Loaded) *Handler {
+	t.Helper()
+	h, err := l.Reference("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.(*Handler)
+}
+
+func native(l *check.Loaded, run *check.Run) *NativeReport {
+	return l.Native(run, check.Spec{}).(*NativeReport)
 }
 
 // without hides ops from a Handler's hello, as an adapter that lacks them.
@@ -59,9 +84,9 @@ func (w without) Hello() adapter.Hello {
 }
 
 func TestReferencePasses(t *testing.T) {
-	s, cp := load(t, sharedCorpus(t))
-	run := checktest.Run(t, s, reference(t, cp, ""))
-	n := cp.Native(run)
+	l := loadSuite(t, sharedCorpus(t))
+	run := checktest.Run(t, l.Suite, reference(t, l, ""))
+	n := native(l, run)
 	if n.ValidCount != 40 || n.InvalidCount != 98 || len(n.Failures) != 0 || !n.CanonicalChecked ||
 		!*n.NarrowingChecked || !*n.SignaturesChecked || !*n.RulesChecked || !*n.ErrorPathsChecked {
 		b, _ := json.Marshal(n)
@@ -72,10 +97,9 @@ func TestReferencePasses(t *testing.T) {
 // TestUpstreamHookSet gives the built-in the reference adapter's hooks
 // (every hook but narrow): the report must be upstream's published run.
 func TestUpstreamHookSet(t *testing.T) {
-	s, cp := load(t, sharedCorpus(t))
-	h, _ := Reference(cp, "")
-	run := checktest.Execute(t, s, adapter.InProcess(without{h, []string{OpNarrow}}))
-	n := cp.Native(run)
+	l := loadSuite(t, sharedCorpus(t))
+	run := checktest.Execute(t, l.Suite, adapter.InProcess(without{honest(t, l), []string{OpNarrow}}))
+	n := native(l, run)
 	b, _ := json.Marshal(n)
 	if string(b) != `{"validCount":40,"invalidCount":98,"canonicalChecked":true,"narrowingChecked":false,"signaturesChecked":true,"rulesChecked":true,"errorPathsChecked":true,"failures":[]}` {
 		t.Errorf("native = %s", b)
@@ -90,8 +114,8 @@ func TestUpstreamHookSet(t *testing.T) {
 // TestNotChecked removes each hook and requires exactly the seed's NOT
 // CHECKED line on the checks that need it, and never a pass.
 func TestNotChecked(t *testing.T) {
-	s, cp := load(t, sharedCorpus(t))
-	h, _ := Reference(cp, "")
+	l := loadSuite(t, sharedCorpus(t))
+	s, h := l.Suite, honest(t, l)
 	tests := []struct {
 		hide   []string
 		family string
@@ -126,27 +150,27 @@ func TestNotChecked(t *testing.T) {
 		}
 	}
 	// A validator that reports no errors leaves every path check not-checked.
-	run = checktest.Execute(t, s, reference(t, cp, "no-paths"))
+	run = checktest.Execute(t, s, reference(t, l, "no-paths"))
 	for _, r := range run.Results {
 		if strings.HasSuffix(r.ID, "/path") && (r.Status != check.NotChecked || r.Reason != notPaths) {
 			t.Errorf("no-paths: %s is %s %q", r.ID, r.Status, r.Reason)
 		}
 	}
-	if cp.Native(run).ErrorPathsChecked == nil || *cp.Native(run).ErrorPathsChecked {
+	if n := native(l, run); n.ErrorPathsChecked == nil || *n.ErrorPathsChecked {
 		t.Error("errorPathsChecked true without errors")
 	}
 }
 
 func TestEveryCheckCanFail(t *testing.T) {
-	s, cp := load(t, sharedCorpus(t))
+	l := loadSuite(t, sharedCorpus(t))
 	broken := map[string]adapter.Starter{}
 	for _, m := range Modes {
 		if m.Name == "no-paths" {
 			continue // it makes path checks not-checked, which the test above covers
 		}
-		broken[m.Name] = reference(t, cp, m.Name)
+		broken[m.Name] = reference(t, l, m.Name)
 	}
-	checktest.EveryCheckCanFail(t, s, broken)
+	checktest.EveryCheckCanFail(t, l.Suite, broken)
 }
 
 // TestRelease10Layout builds a 1.0-style corpus (no .expect.json, no
@@ -178,17 +202,18 @@ func TestRelease10Layout(t *testing.T) {
 		}
 	}
 	copyFile("conformance/canonical-vectors.json")
-	s, cp := load(t, dir)
+	cp := readDir(t, dir)
 	if cp.Release != Release10 || slices.Contains(cp.Shapes, "lease-record") {
 		t.Fatalf("release %s, shapes %v", cp.Release, cp.Shapes)
 	}
-	for _, c := range s.Checks {
+	l := loadSuite(t, dir)
+	for _, c := range l.Suite.Checks {
 		if strings.HasSuffix(c.ID, "/path") || strings.HasPrefix(c.ID, "cdc/narrowing/") || strings.HasPrefix(c.ID, "cdc/signatures/") || strings.HasPrefix(c.ID, "cdc/rules/") {
 			t.Errorf("a 1.0 corpus has check %s", c.ID)
 		}
 	}
-	run := checktest.Run(t, s, reference(t, cp, ""))
-	b, _ := json.Marshal(cp.Native(run))
+	run := checktest.Run(t, l.Suite, reference(t, l, ""))
+	b, _ := json.Marshal(native(l, run))
 	if !strings.HasPrefix(string(b), `{"validCount":`) || strings.Contains(string(b), "narrowingChecked") || !strings.HasSuffix(string(b), `"canonicalChecked":true,"failures":[]}`) {
 		t.Errorf("1.0 native report = %s", b)
 	}
@@ -202,21 +227,18 @@ func TestCorpusErrors(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(src, "schemas", "provenance.schema.json"))
 	os.WriteFile(filepath.Join(dir, "schemas", "provenance.schema.json"), b, 0o644)
 	os.WriteFile(filepath.Join(dir, "fixtures", "valid", "nonsense.minimal.json"), []byte(`{}`), 0o644)
-	c, _ := corpus.OpenDir(dir)
-	if _, _, err := Load(c, dir); err == nil || !strings.Contains(err.Error(), "Fixture valid/nonsense.minimal.json does not name a known shape. Prefix it with one of: provenance.") {
+	if _, err := Definition.Load(check.LoadOptions{Corpus: dir}); err == nil || !strings.Contains(err.Error(), "Fixture valid/nonsense.minimal.json does not name a known shape. Prefix it with one of: provenance.") {
 		t.Errorf("unknown prefix: %v", err)
 	}
 	os.Remove(filepath.Join(dir, "fixtures", "valid", "nonsense.minimal.json"))
 	os.WriteFile(filepath.Join(dir, "fixtures", "valid", "provenance.minimal.json"), []byte(`{}`), 0o644)
 	os.MkdirAll(filepath.Join(dir, "fixtures", "invalid"), 0o755)
 	os.WriteFile(filepath.Join(dir, "fixtures", "invalid", "provenance.x.json"), []byte(`{}`), 0o644)
-	c, _ = corpus.OpenDir(dir)
-	if _, _, err := Load(c, dir); err == nil || !strings.Contains(err.Error(), "missing valid/provenance.populated.json") {
+	if _, err := Definition.Load(check.LoadOptions{Corpus: dir}); err == nil || !strings.Contains(err.Error(), "missing valid/provenance.populated.json") {
 		t.Errorf("incomplete corpus: %v", err)
 	}
 	empty := t.TempDir()
-	c, _ = corpus.OpenDir(empty)
-	if _, _, err := Load(c, empty); err == nil || !strings.Contains(err.Error(), "npm install @cognitive-delivery/contract") {
+	if _, err := Definition.Load(check.LoadOptions{Corpus: empty}); err == nil || !strings.Contains(err.Error(), "npm install @cognitive-delivery/contract") {
 		t.Errorf("not a corpus: %v", err)
 	}
 }
@@ -231,11 +253,11 @@ func TestNodeAdapter(t *testing.T) {
 	if _, err := os.Stat("../../examples/adapters/node/node_modules/ajv"); err != nil {
 		t.Skip("ajv not installed: run npm ci in examples/adapters/node")
 	}
-	s, cp := load(t, dir)
+	l := loadSuite(t, dir)
 	cfg := adapter.ProcessConfig{Argv: []string{"node", "../../examples/adapters/node/cdc.mjs"}, Env: append(os.Environ(), "CDC_CORPUS="+dir)}
 	// Compiling the schemas with Ajv takes most of a second, more on a loaded machine.
-	run := checktest.Execute(t, s, func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }, adapter.Options{Timeout: time.Minute})
-	b, _ := json.Marshal(cp.Native(run))
+	run := checktest.Execute(t, l.Suite, func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }, adapter.Options{Timeout: time.Minute})
+	b, _ := json.Marshal(native(l, run))
 	if string(b) != `{"validCount":40,"invalidCount":98,"canonicalChecked":true,"narrowingChecked":false,"signaturesChecked":true,"rulesChecked":true,"errorPathsChecked":true,"failures":[]}` {
 		t.Errorf("native = %s", b)
 	}

@@ -37,6 +37,27 @@ const (
 
 const planted = "a_field_from_a_newer_writer"
 
+// The clauses the checks rest on: SPEC is the contract's
+// spec/SPEC-agent-lease-manifest.md (schema set 1.2), docs/implementing.md
+// its page for implementers. Every check is a must: the contract's runner
+// fails an implementation on any of them.
+const (
+	clauseValid       = "SPEC §9, item 5: Pass the published conformance corpus: accept every fixture under fixtures/valid/"
+	clauseInvalid     = "SPEC §9, item 5: reject every fixture under fixtures/invalid/ ... Each invalid fixture carries a .reason file stating what the rejection is for and an .expect.json naming the instance path the rejection must be reported at"
+	clausePath        = "SPEC §9, item 5: reject every fixture under fixtures/invalid/ at the place its .expect.json names; an implementation that rejects a fixture somewhere else has rejected it for the wrong reason, which is not conformance"
+	clauseTolerated   = "SPEC §6.2: A reader MUST compare the major only: within a major every change is additive, so a minor the reader has not met is a record with fields it may ignore, never one it may refuse"
+	clauseKept        = "docs/implementing.md, roundTrip: it must return the value as a reader would re-emit it; both planted fields must survive"
+	clauseCanonical   = "SPEC §9, item 4: Produce canonical bytes per §7 ..., pass every vector in conformance/canonical-vectors.json and conformance/jcs/ (§7.1)"
+	clauseNonFinite   = "SPEC §7: A number MUST be finite. A non-finite number MUST cause serialisation to fail rather than produce a placeholder."
+	clauseWellFormed  = "SPEC §9, item 1: Validate every manifest and lease against the published schemas, and refuse what does not validate."
+	clauseNarrow      = "SPEC §9, item 2: Implement the narrowing algebra of §5 exactly, including refusal of an empty grant, and pass every vector in conformance/narrowing-vectors.json"
+	clauseHash        = "SPEC §6: declared_hash MUST be the SHA-256 of the canonical bytes of the manifest as declared"
+	clauseVerify      = "SPEC §9, item 4: pass conformance/signature-vectors.json by supplying hash and verify: the fixtures verify under the published test key and stop verifying when one byte of the signature or of the granted manifest changes"
+	clauseByRuleValid = "SPEC §9, item 7: pass every fixture under fixtures/invalid-by-rule/ ...: each such fixture is schema-valid"
+	clauseRulesValid  = "SPEC §9, item 7: Apply the lease rules of §6 and §6.1 (L1, L2, and L3 when the journal is available)"
+	clauseByRule      = "SPEC §9, item 7: each such fixture is schema-valid and MUST be refused at the rule its .expect.json names"
+)
+
 // Checks returns the corpus's checks in upstream's order.
 func (cp *Corpus) Checks() []check.Check {
 	var out []check.Check
@@ -130,6 +151,8 @@ func validate(ctx context.Context, s *check.Session, what, shape string, v canon
 func validCheck(f Fixture) check.Check {
 	return check.Check{
 		ID:      "cdc/valid/" + f.Name(),
+		Level:   check.Must,
+		Clause:  clauseValid,
 		Doc:     "valid/" + f.File + " validates as " + f.Shape,
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/valid/%s>}\nexpects: valid true", f.Shape, f.File),
@@ -149,6 +172,8 @@ func validCheck(f Fixture) check.Check {
 func invalidCheck(rel Release, f Fixture) check.Check {
 	return check.Check{
 		ID:      "cdc/invalid/" + f.Name(),
+		Level:   check.Must,
+		Clause:  clauseInvalid,
 		Doc:     "invalid/" + f.File + " is refused: " + check.Clip(check.OneLine(f.Reason)),
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid/%s>}\nexpects: valid false (%s)", f.Shape, f.File, check.Clip(check.OneLine(f.Reason))),
@@ -184,6 +209,8 @@ func pathCheck(f Fixture) check.Check {
 	}
 	return check.Check{
 		ID:      "cdc/invalid/" + f.Name() + "/path",
+		Level:   check.Must,
+		Clause:  clausePath,
 		Doc:     "invalid/" + f.File + " is refused at " + want,
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid/%s>}\nexpects: one of the errors at instance path %s", f.Shape, f.File, want),
@@ -238,6 +265,8 @@ func plant(rel Release, v canon.Value) (canon.Value, bool) {
 func toleratedCheck(rel Release, f Fixture) check.Check {
 	return check.Check{
 		ID:      "cdc/roundtrip/" + f.Name() + "/tolerated",
+		Level:   check.Must,
+		Clause:  clauseTolerated,
 		Doc:     "valid/" + f.File + " still validates with a newer writer's unknown field",
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate of valid/%s with %q: \"kept\" planted\nexpects: valid true", f.File, planted),
@@ -258,6 +287,8 @@ func toleratedCheck(rel Release, f Fixture) check.Check {
 func keptCheck(rel Release, f Fixture) check.Check {
 	return check.Check{
 		ID:      "cdc/roundtrip/" + f.Name() + "/kept",
+		Level:   check.Must,
+		Clause:  clauseKept,
 		Doc:     "valid/" + f.File + " keeps a newer writer's unknown field through a round trip",
 		Needs:   []string{OpRoundTrip},
 		Explain: fmt.Sprintf("sends: roundTrip of valid/%s with %q: \"kept\" planted\nexpects: the field back, where it was planted", f.File, planted),
@@ -315,6 +346,8 @@ func canonicalise(ctx context.Context, s *check.Session, args any, name string) 
 func canonVectorCheck(v CanonVector) check.Check {
 	return check.Check{
 		ID:            "cdc/canonical/" + v.Name,
+		Level:         check.Must,
+		Clause:        clauseCanonical,
 		Doc:           "canonical bytes of " + v.Name + ": " + check.Clip(check.OneLine(v.Why)),
 		Needs:         []string{OpCanonicalise},
 		MissingReason: notCanonical,
@@ -340,6 +373,8 @@ func canonVectorCheck(v CanonVector) check.Check {
 func jcsCheck(j JCSCase) check.Check {
 	return check.Check{
 		ID:            "cdc/canonical/jcs/" + j.File,
+		Level:         check.Must,
+		Clause:        clauseCanonical,
 		Doc:           "canonical bytes of RFC 8785's " + j.File + " test data",
 		Needs:         []string{OpCanonicalise},
 		MissingReason: notCanonical,
@@ -367,6 +402,8 @@ func mustFailCheck(name, construct, why string) check.Check {
 	args := map[string]any{"value": map[string]any{"x": nil}, "nonfinite": map[string]string{"path": "/x", "value": value}}
 	return check.Check{
 		ID:            "cdc/canonical/" + name,
+		Level:         check.Must,
+		Clause:        clauseNonFinite,
 		Doc:           "canonicalising " + value + " must fail: " + check.Clip(check.OneLine(why)),
 		Needs:         []string{OpCanonicalise},
 		MissingReason: notCanonical,

@@ -21,6 +21,8 @@ func parse(raw json.RawMessage) canon.Value {
 func narrowVectorCheck(v NarrowVector) check.Check {
 	return check.Check{
 		ID:      "cdc/narrowing/" + v.Name + "/vector",
+		Level:   check.Must,
+		Clause:  clauseWellFormed,
 		Doc:     "narrowing vector " + v.Name + " is well formed against the schemas",
 		Needs:   []string{OpValidate},
 		Explain: "sends: validate of the vector's declared, parent and granted manifests\nexpects: " + map[bool]string{true: "declared refused by the schema (schema_invalid)", false: "all three validate"}[v.SchemaInvalid],
@@ -93,6 +95,8 @@ func narrowBehaviourCheck(v NarrowVector) check.Check {
 	}
 	return check.Check{
 		ID:            "cdc/narrowing/" + v.Name,
+		Level:         check.Must,
+		Clause:        clauseNarrow,
 		Doc:           "narrowing " + v.Name + ": " + check.Clip(check.OneLine(v.Why)),
 		Needs:         []string{OpNarrow},
 		MissingReason: notNarrowing,
@@ -201,6 +205,7 @@ func signatureChecks(key string, v SignatureVector) []check.Check {
 	verify := func(sub, doc string, lease canon.Value, want bool, failMsg string) check.Check {
 		return check.Check{
 			ID: id + "/" + sub, Doc: doc, Needs: []string{OpHash, OpVerify}, MissingReason: notSignatures,
+			Level: check.Must, Clause: clauseVerify,
 			Explain: fmt.Sprintf("sends: verify {\"lease\", \"key_hex\": %q}\nexpects: %v", key, want),
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, err := s.Call(ctx, OpVerify, map[string]any{"lease": json.RawMessage(lease.String()), "key_hex": key})
@@ -220,6 +225,7 @@ func signatureChecks(key string, v SignatureVector) []check.Check {
 	return []check.Check{
 		{
 			ID: id + "/lease", Doc: "the signed lease of " + v.Name + " validates as agent-lease", Needs: []string{OpValidate},
+			Level: check.Must, Clause: clauseWellFormed,
 			Explain: "sends: validate {\"shape\": \"agent-lease\", \"value\": <the vector's lease>}\nexpects: valid true",
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, o, ok := validate(ctx, s, "signatures/"+v.Name+" lease", "agent-lease", v.Lease)
@@ -234,6 +240,7 @@ func signatureChecks(key string, v SignatureVector) []check.Check {
 		},
 		{
 			ID: id + "/hash", Doc: "hash of " + v.Name + "'s declaration equals the lease's declared_hash", Needs: []string{OpHash, OpVerify}, MissingReason: notSignatures,
+			Level: check.Must, Clause: clauseHash,
 			Explain: "sends: hash {\"value\": <the declaration>}\nexpects: " + declared.Str,
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, err := s.Call(ctx, OpHash, map[string]json.RawMessage{"value": json.RawMessage(v.Declared.String())})
@@ -261,6 +268,8 @@ func signatureChecks(key string, v SignatureVector) []check.Check {
 func byRuleValidCheck(f Fixture) check.Check {
 	return check.Check{
 		ID:      "cdc/rules/" + f.Name() + "/schema-valid",
+		Level:   check.Must,
+		Clause:  clauseByRuleValid,
 		Doc:     "invalid-by-rule/" + f.File + " is schema-valid, with a stated rule and path",
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid-by-rule/%s>}\nexpects: valid true", f.Shape, f.File),
@@ -316,6 +325,8 @@ func findings(ctx context.Context, s *check.Session, lease canon.Value, chain []
 func validRulesCheck(f Fixture) check.Check {
 	return check.Check{
 		ID:            "cdc/rules/valid/" + f.Name(),
+		Level:         check.Must,
+		Clause:        clauseRulesValid,
 		Doc:           "valid/" + f.File + " breaks no lease rule",
 		Needs:         []string{OpRules},
 		MissingReason: notRules,
@@ -345,6 +356,8 @@ func byRuleCheck(f Fixture) check.Check {
 	}
 	return check.Check{
 		ID:            "cdc/rules/" + f.Name(),
+		Level:         check.Must,
+		Clause:        clauseByRule,
 		Doc:           "invalid-by-rule/" + f.File + " breaks " + rule + " at " + path,
 		Needs:         []string{OpRules},
 		MissingReason: notRules,

@@ -328,7 +328,7 @@ func TestCompareJSTS(t *testing.T) {
 // the corpus's own conformance/suite/draft7.
 func TestExportJSTSShared(t *testing.T) {
 	dir := sharedCorpus(t)
-	_, cp := load(t, dir)
+	cp := readDir(t, dir)
 
 	checks, err := cp.CompareJSTS("")
 	if err != nil {

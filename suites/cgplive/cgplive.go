@@ -444,7 +444,7 @@ func (r *runner) run(ctx context.Context, in info) outcome {
 	}
 	if err := r.connect(ctx); err != nil {
 		if in.name == CheckHandshake {
-			return fail("could not establish provider: %v", err)
+			return fail("could not establish provider: %v", err).want("a handshake_ack", err.Error())
 		}
 		return skip(handshakeFailedReason)
 	}
@@ -464,7 +464,7 @@ func (r *runner) run(ctx context.Context, in info) outcome {
 	}
 	res, err := r.sample(ctx)
 	if err != nil && in.name != CheckVerifyHonesty && in.name != CheckKindsFilter && in.name != CheckAnchorRelevance {
-		return fail("query failed: %v", err)
+		return queryFailed("query", err)
 	}
 	switch in.name {
 	case CheckFrameValidity:
@@ -497,7 +497,7 @@ func (r *runner) fresh(ctx context.Context, name string) outcome {
 	}
 	if err != nil {
 		if name == CheckMalformedInput {
-			return fail("could not establish provider: %v", err)
+			return fail("could not establish provider: %v", err).want("a handshake_ack", err.Error())
 		}
 		return skip("%s: %v", handshakeFailedReason, err)
 	}

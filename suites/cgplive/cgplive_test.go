@@ -248,7 +248,7 @@ func TestEveryModeFailsExactlyItsChecks(t *testing.T) {
 
 func TestSelection(t *testing.T) {
 	t.Parallel()
-	all := cgplive.Load().Checks
+	all := allChecks(t)
 	sel, err := check.Select(all, []string{"cgp/attestation", "cgp/budget-honesty"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -267,13 +267,24 @@ func TestSelection(t *testing.T) {
 func TestUnstartableProviderIsIncomplete(t *testing.T) {
 	t.Parallel()
 	res := cgplive.Run(context.Background(), host.Target{Argv: []string{"/nonexistent/referee-test-provider"}}, nil)
-	if res.Run.Complete {
+	if res.Run.Complete || !res.Unreachable {
 		t.Error("a provider that cannot start gave a complete run")
 	}
-	st := statuses(res)
-	if st[handshake] != "fail" || st[consent] != "skipped" {
-		t.Errorf("statuses %v", st)
+	for _, r := range res.Run.Results {
+		if r.Status != check.Error || !strings.Contains(r.Reason, "could not be started") {
+			t.Errorf("%s: %s %s, want an error: the provider could not be started", r.ID, r.Status, r.Reason)
+		}
 	}
+}
+
+// allChecks returns the suite's checks.
+func allChecks(t testing.TB) []check.Check {
+	t.Helper()
+	l, err := cgplive.Definition.Load(check.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.Suite.Checks
 }
 
 func TestRefusesPlainHTTPOffLoopback(t *testing.T) {
@@ -435,7 +446,7 @@ func TestHostileProviders(t *testing.T) {
 			var sel []check.Check
 			if tc.run != nil {
 				var err error
-				if sel, err = check.Select(cgplive.Load().Checks, tc.run, nil); err != nil {
+				if sel, err = check.Select(allChecks(t), tc.run, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -465,7 +476,7 @@ func TestHostileProviders(t *testing.T) {
 // blames the interruption, not the provider, and is incomplete.
 func TestInterruptedRunIsNotAVerdict(t *testing.T) {
 	t.Parallel()
-	sel, err := check.Select(cgplive.Load().Checks, []string{"cgp/shutdown-clean", "cgp/correlation"}, nil)
+	sel, err := check.Select(allChecks(t), []string{"cgp/shutdown-clean", "cgp/correlation"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,8 @@ func kindsList(ks []string) string {
 func (r *runner) handshake() outcome {
 	p, c := r.ack.Provider, r.ack.Capabilities
 	if cgp.IsBlank(p.Name) || cgp.IsBlank(p.Version) {
-		return fail("provider identity incomplete: name='%s' version='%s'", p.Name, p.Version)
+		return fail("provider identity incomplete: name='%s' version='%s'", p.Name, p.Version).
+			want("non-blank provider.name and provider.version", fmt.Sprintf("name=%q version=%q", p.Name, p.Version))
 	}
 	df := p.DataFlow
 	return pass("provider '%s' v%s — data-flow reads=%v writes=%v egress=%v; query kinds=%s, graph=%v",
@@ -56,7 +57,9 @@ func consentScope(ack *cgp.Envelope) outcome {
 		}
 	}
 	if len(problems) > 0 {
-		return fail("%s", strings.Join(problems, "; "))
+		return fail("%s", strings.Join(problems, "; ")).
+			want("scopes each local-only, org-tenant, third-party-index, third-party-model or vendor:name; egress=true when any leaves the machine",
+				fmt.Sprintf("egress=%v egress_scopes=%s", df.Egress, kindsList(df.EgressScopes)))
 	}
 	return pass("declared egress scopes %s are well-formed and consistent with egress=%v", kindsList(df.EgressScopes), df.Egress)
 }
@@ -86,7 +89,9 @@ func budgetHonesty(res *cgp.ContextQueryResult, q cgp.ContextQuery) outcome {
 		problems = append(problems, fmt.Sprintf("returned %d frames against max_frames=%d (§B4)", len(res.Frames), q.MaxFrames))
 	}
 	if len(problems) > 0 {
-		return fail("%s", strings.Join(problems, "; "))
+		return fail("%s", strings.Join(problems, "; ")).
+			want(fmt.Sprintf("at most %d frames, declared total ≤ %d, each token_cost = ceil(UTF-8 bytes of content / 4) (canonical total %d)", q.MaxFrames, q.MaxTokens, canonical),
+				fmt.Sprintf("%d frames, declared total %d%s", len(res.Frames), total, listIfAny("; misdeclared: ", liars)))
 	}
 	return pass("%d frame(s), %d tokens within the %d budget; every declared cost matches its canonical count", len(res.Frames), total, q.MaxTokens)
 }
@@ -96,7 +101,7 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 		return skip("provider does not advertise verify")
 	}
 	if qerr != nil {
-		return fail("query failed: %v", qerr)
+		return queryFailed("query", qerr)
 	}
 	name := r.ack.Provider.Name
 	var real, mutated []cgp.FrameID
@@ -138,7 +143,7 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 	var problems []string
 	got, err := verdicts(real)
 	if err != nil {
-		return fail("verify failed: %v", err)
+		return fail("verify failed: %v", err).want("a verified reply", err.Error())
 	}
 	for i, id := range real {
 		v, ok := got[i]
@@ -152,7 +157,7 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 	}
 	got, err = verdicts(mutated)
 	if err != nil {
-		return fail("verify of changed digests failed: %v", err)
+		return fail("verify of changed digests failed: %v", err).want("a verified reply", err.Error())
 	}
 	for i, id := range mutated {
 		v, ok := got[i]
@@ -171,7 +176,8 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 		problems = append(problems, fmt.Sprintf("the verified reply carries frame bodies (%s): verify moves identities only (§V4)", b))
 	}
 	if len(problems) > 0 {
-		return fail("%s", strings.Join(problems, "; "))
+		return fail("%s", strings.Join(problems, "; ")).
+			want(fmt.Sprintf("%d unchanged digest(s) valid, %d changed digest(s) stale, no frame bodies", len(real), len(mutated)), strings.Join(problems, "; "))
 	}
 	return pass("provider verified %d unchanged frame(s) `valid` and all %d mutated digest(s) `stale`, carrying no frame bodies", len(real), len(mutated))
 }
@@ -230,7 +236,7 @@ func (r *runner) asOf(ctx context.Context) outcome {
 		q.AsOf = cgp.Str(pin)
 		env, err := r.main.Query(ctx, q, nil)
 		if err != nil {
-			return fail("query with as_of=%s failed: %v", pin, err)
+			return queryFailed(fmt.Sprintf("query with as_of=%s", pin), err)
 		}
 		counts = append(counts, fmt.Sprintf("as_of=%s: %d frame(s)", pin, len(env.Result.Frames)))
 		total += len(env.Result.Frames)
@@ -254,7 +260,8 @@ func (r *runner) asOf(ctx context.Context) outcome {
 		}
 	}
 	if len(problems) > 0 {
-		return fail("%s", strings.Join(problems, "; "))
+		return fail("%s", strings.Join(problems, "; ")).
+			want("no frame with valid_from after the pin or valid_to at or before it", strings.Join(problems, "; "))
 	}
 	if total == 0 {
 		return skip("the provider returned no frames at either pin (%s): nothing to compare", strings.Join(asOfPins, ", "))
@@ -277,7 +284,7 @@ func (r *runner) kindsFilter(ctx context.Context) outcome {
 	q.Kinds = []string{kinds[0]}
 	env, err := r.main.Query(ctx, q, nil)
 	if err != nil {
-		return fail("query with kinds=[%s] failed: %v", kinds[0], err)
+		return queryFailed(fmt.Sprintf("query with kinds=[%s]", kinds[0]), err)
 	}
 	var outside []string
 	for _, f := range env.Result.Frames {
@@ -286,7 +293,8 @@ func (r *runner) kindsFilter(ctx context.Context) outcome {
 		}
 	}
 	if len(outside) > 0 {
-		return fail("kinds=[%s]: provider returned %d frame(s) outside the filter: %s (§Q1)", kinds[0], len(outside), strings.Join(outside, ", "))
+		return fail("kinds=[%s]: provider returned %d frame(s) outside the filter: %s (§Q1)", kinds[0], len(outside), strings.Join(outside, ", ")).
+			want("frames of kind "+kinds[0]+" only", strings.Join(outside, ", "))
 	}
 	if len(env.Result.Frames) == 0 {
 		return skip("kinds=[%s]: the provider returned no frames, so the filter was not exercised", kinds[0])
@@ -299,7 +307,7 @@ func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResul
 		return skip("provider does not declare graph")
 	}
 	if qerr != nil {
-		return fail("query failed: %v", qerr)
+		return queryFailed("query", qerr)
 	}
 	// Anchor on the frame ranked last, so that only a provider that honours
 	// the anchor returns it under a one-frame budget.
@@ -321,7 +329,7 @@ func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResul
 	q.MaxFrames = 1
 	env, err := r.main.Query(ctx, q, nil)
 	if err != nil {
-		return fail("anchored query failed: %v", err)
+		return queryFailed("anchored query", err)
 	}
 	frames := env.Result.Frames
 	var got []string
@@ -329,7 +337,8 @@ func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResul
 		got = append(got, f.ID)
 	}
 	if len(frames) == 0 || !cgp.AnchoredOn(&frames[0], anchor) {
-		return fail("anchored on `%s` (from %s, ranked last without the anchor) with max_frames=1: provider returned %s, no anchored frame (§G4)", anchor, from, kindsList(got))
+		return fail("anchored on `%s` (from %s, ranked last without the anchor) with max_frames=1: provider returned %s, no anchored frame (§G4)", anchor, from, kindsList(got)).
+			want("one frame anchored on "+anchor+" (its uri or a relation target)", "frames "+kindsList(got))
 	}
 	return pass("anchored on `%s`: provider returned 1 anchored frame(s) and ranked it first", anchor)
 }
@@ -398,7 +407,8 @@ frames:
 	}
 	switch {
 	case len(mismatched) > 0:
-		o := fail("%d file-provenance digest(s) do not match the bytes they name: %s", len(mismatched), strings.Join(mismatched, "; "))
+		o := fail("%d file-provenance digest(s) do not match the bytes they name: %s", len(mismatched), strings.Join(mismatched, "; ")).
+			want("each declared digest equal to the SHA-256 of the bytes it names", strings.Join(mismatched, "; "))
 		o.notes = notes
 		return o
 	case verified == 0 && len(notes) == 0:
@@ -437,9 +447,9 @@ func (r *runner) shutdown(ctx context.Context) outcome {
 	case err == nil:
 		return pass("provider acknowledged shutdown and tore down cleanly")
 	case host.IsKind(err, host.KindCrashed) && strings.Contains(err.Error(), "vanished"):
-		return fail("provider vanished before shutdown could be attempted: %v", err)
+		return fail("provider vanished before shutdown could be attempted: %v", err).want(wantShutdown, err.Error())
 	}
-	return fail("shutdown error: %v", err)
+	return fail("shutdown error: %v", err).want(wantShutdown, err.Error())
 }
 
 const garbage = "this is not valid json {{{"
@@ -448,7 +458,7 @@ func malformedInput(ctx context.Context, h *host.Host) outcome {
 	q, _ := cgp.Encode(&cgp.Envelope{Type: cgp.TypeQuery, Query: ptr(probeQuery())})
 	replies, err := h.Pipeline(ctx, [][]byte{[]byte(garbage), q}, 1)
 	if err != nil {
-		return fail("after a malformed line the provider broke: %v", err)
+		return fail("after a malformed line the provider broke: %v", err).want(wantMalformed, err.Error())
 	}
 	first := replies[0]
 	switch first.Type {
@@ -456,7 +466,7 @@ func malformedInput(ctx context.Context, h *host.Host) outcome {
 		// It ignored the garbage; it must still be alive to answer again.
 		env, err := h.Query(ctx, probeQuery(), nil)
 		if err != nil {
-			return fail("provider ignored the malformed line, answered one query, then broke: %v", err)
+			return fail("provider ignored the malformed line, answered one query, then broke: %v", err).want(wantMalformed, err.Error())
 		}
 		return pass("provider ignored the malformed line and answered the next two queries with %s", env.Type)
 	case cgp.TypeError:
@@ -465,17 +475,17 @@ func malformedInput(ctx context.Context, h *host.Host) outcome {
 			if first.Code != nil {
 				code = "code " + strconv.Quote(*first.Code)
 			}
-			return fail("provider answered the malformed line with an error with %s, not `bad_request` (§R1)", code)
+			return fail("provider answered the malformed line with an error with %s, not `bad_request` (§R1)", code).want(wantMalformed, "an error with "+code)
 		}
 	default:
-		return fail("provider answered the malformed line with an unexpected %q envelope", first.Type)
+		return fail("provider answered the malformed line with an unexpected %q envelope", first.Type).want(wantMalformed, fmt.Sprintf("a %q envelope", first.Type))
 	}
 	more, err := h.Pipeline(ctx, nil, 1)
 	if err != nil {
-		return fail("provider errored with `bad_request` but did not stay alive: %v", err)
+		return fail("provider errored with `bad_request` but did not stay alive: %v", err).want(wantMalformed, err.Error())
 	}
 	if more[0].Type != cgp.TypeFrames {
-		return fail("provider errored with `bad_request`, then answered the query with %q, not frames", more[0].Type)
+		return fail("provider errored with `bad_request`, then answered the query with %q, not frames", more[0].Type).want(wantMalformed, fmt.Sprintf("bad_request, then a %q envelope", more[0].Type))
 	}
 	msg := ""
 	if first.Message != nil {
@@ -518,9 +528,9 @@ func embedding(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
 		o.notes = []string{"the error's code is not bad_request, which SPEC recommends: " + err.Error()}
 		return o
 	case err != nil:
-		return fail("a %d-dim embedding against the declared %d-dim fingerprint broke the provider: %v", n, dim, err)
+		return fail("a %d-dim embedding against the declared %d-dim fingerprint broke the provider: %v", n, dim, err).want(wantEmbedding, err.Error())
 	}
-	return fail("provider answered `frames` to a %d-dim embedding against its declared %s (%d-dim) fingerprint (§E1)", n, *fp, dim)
+	return fail("provider answered `frames` to a %d-dim embedding against its declared %s (%d-dim) fingerprint (§E1)", n, *fp, dim).want(wantEmbedding, "a frames reply")
 }
 
 // CorrelationID is the id the correlation check sends.
@@ -533,16 +543,38 @@ func correlation(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
 	env, err := h.Query(ctx, probeQuery(), cgp.Str(CorrelationID))
 	switch {
 	case host.IsKind(err, host.KindCorrelation):
-		return fail("provider declares correlation but %v (§H4)", strings.TrimPrefix(err.Error(), string(host.KindCorrelation)+": "))
+		return fail("provider declares correlation but %v (§H4)", strings.TrimPrefix(err.Error(), string(host.KindCorrelation)+": ")).
+			want(fmt.Sprintf("the reply carries id %q", CorrelationID), strings.TrimPrefix(err.Error(), string(host.KindCorrelation)+": "))
 	case err != nil && !host.IsKind(err, host.KindProvider):
-		return fail("query with id %q failed: %v", CorrelationID, err)
+		return queryFailed(fmt.Sprintf("query with id %q", CorrelationID), err)
 	}
 	// Correlation allows pipelining: two queries in flight, each reply
 	// matched to its query by id.
 	ids := []string{CorrelationID + "-a", CorrelationID + "-b"}
 	replies, err := h.QueryPipelined(ctx, []cgp.ContextQuery{probeQuery(), probeQuery()}, ids)
 	if err != nil {
-		return fail("provider echoed the id of one query, but with two pipelined queries (ids %q, %q): %v (§H4)", ids[0], ids[1], err)
+		return fail("provider echoed the id of one query, but with two pipelined queries (ids %q, %q): %v (§H4)", ids[0], ids[1], err).
+			want(fmt.Sprintf("replies carrying ids %q and %q", ids[0], ids[1]), err.Error())
 	}
 	return pass("provider declares correlation and echoed the request id verbatim on its `%s` reply, and on both replies to two pipelined queries (%s) (§H4)", env.Type, replies[0].Type)
+}
+
+// The expected values of checks whose failures take several shapes.
+const (
+	wantShutdown  = "exit status 0 within 2 s of shutdown"
+	wantMalformed = "an error with code bad_request (or no reply) to the malformed line, then frames to the query"
+	wantEmbedding = "an error reply (code bad_request)"
+)
+
+// queryFailed is the failure of a query the check needed answered.
+func queryFailed(what string, err error) outcome {
+	return fail("%s failed: %v", what, err).want("a frames reply to the "+what, err.Error())
+}
+
+// listIfAny is prefix and the items joined, or "" when there are none.
+func listIfAny(prefix string, items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	return prefix + strings.Join(items, ", ")
 }

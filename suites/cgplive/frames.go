@@ -25,7 +25,7 @@ func frameValidity(res *cgp.ContextQueryResult) outcome {
 		all = append(all, frameViolations(i, &res.Frames[i])...)
 	}
 	if len(all) > 0 {
-		return fail("%s", strings.Join(all, "; "))
+		return fail("%s", strings.Join(all, "; ")).want("no frame breaks a frame rule", strings.Join(all, "; "))
 	}
 	return pass("%d frame(s) — scores in [0,1], titles, citation labels, honest representations, RFC 3339 timestamps, well-formed digests, labelled and targeted relations", len(res.Frames))
 }
@@ -106,7 +106,7 @@ func attestation(ack *cgp.Envelope, res *cgp.ContextQueryResult) outcome {
 		notes = append(notes, fmt.Sprintf("%d frame(s) carry no attestation: unattested, which is allowed (§F9)", n))
 	}
 	if len(problems) > 0 {
-		o := fail("%s", strings.Join(problems, "; "))
+		o := fail("%s", strings.Join(problems, "; ")).want("every attestation verifies (verdict valid) against a published key", strings.Join(problems, "; "))
 		o.notes = notes
 		return o
 	}

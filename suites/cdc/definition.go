@@ -1,0 +1,84 @@
+package cdc
+
+import (
+	"path/filepath"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/corpus"
+)
+
+// corpusDoc says what --corpus names: the suite has no embedded corpus.
+const corpusDoc = "a checkout of the Cognitive Delivery Contract, or its npm package (npm install @cognitive-delivery/contract, then --corpus node_modules/@cognitive-delivery/contract)"
+
+// Definition declares the cdc suite to the engine.
+var Definition = check.Definition{
+	Name:    Name,
+	Summary: "Cognitive Delivery Contract: schemas, rejection paths, canonical bytes, narrowing, signatures, lease rules",
+	Help: `The cdc suite runs the Cognitive Delivery Contract's conformance corpus the
+way its own runner does, in its seven steps, against an adapter offering the
+contract's hooks as ops (validate, roundTrip, canonicalise, narrow, hash,
+verify, rules). A check whose hook the adapter does not offer is not-checked,
+never passed, with the upstream runner's NOT CHECKED line as its reason where
+the runner prints one; a validate that reports no errors leaves the rejection
+paths not-checked the same way.
+
+--corpus DIR is required: a checkout of the contract, or its installed npm
+package (npm install @cognitive-delivery/contract, then --corpus
+node_modules/@cognitive-delivery/contract). Both the 1.0 and 1.2 layouts are
+read. Adapters are told the corpus directory, as an absolute path, in the
+hello's args ("corpus") and in the environment (CDC_CORPUS), to load the
+schemas. --format native prints upstream's report.`,
+	Examples: []string{
+		"referee run cdc --corpus ../shared/corpora/cdc",
+		"referee run cdc --corpus ../shared/corpora/cdc --format native -- node examples/adapters/node/cdc.mjs",
+		"referee run cdc --corpus ../shared/corpora/cdc --mode accept-all --run 'cdc/invalid/**'",
+		"referee export jsts --corpus ../shared/corpora/cdc --check",
+	},
+	Modes:    checkModes(Modes),
+	Corpus:   corpusDoc,
+	Embedded: "",
+	Load:     load,
+	Commands: []check.Command{exportCommand},
+}
+
+func checkModes(modes []Mode) []check.Mode {
+	out := make([]check.Mode, len(modes))
+	for i, m := range modes {
+		out[i] = check.Mode{Name: m.Name, Doc: m.Doc}
+	}
+	return out
+}
+
+// load reads the contract corpus in o.Corpus and builds the suite, with the
+// built-in implementation and upstream's report bound to that corpus.
+func load(o check.LoadOptions) (*check.Loaded, error) {
+	if o.Corpus == "" {
+		return nil, check.Usagef("the %s suite needs --corpus DIR: %s", Name, corpusDoc)
+	}
+	c, err := corpus.OpenDir(o.Corpus)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(o.Corpus)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := ReadCorpus(c, abs)
+	if err != nil {
+		return nil, err
+	}
+	return &check.Loaded{
+		Suite: &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()},
+		Reference: func(mode string) (adapter.Handler, error) {
+			h, err := Reference(cp, mode)
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		},
+		Native: func(run *check.Run, _ check.Spec) any { return cp.Native(run) },
+		Hello:  map[string]string{"corpus": abs},
+		Env:    []string{"CDC_CORPUS=" + abs},
+	}, nil
+}
