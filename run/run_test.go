@@ -1,0 +1,269 @@
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/report"
+	"github.com/refereehq/referee/run"
+)
+
+// toy is a suite of three checks over one op, "upper", which must upper-case
+// its argument: a must check, a should check and a may check (an input the
+// implementation may reject or upper-case).
+var toy = check.Definition{
+	Name:     "toy",
+	Summary:  "upper-cases strings",
+	Embedded: "three strings",
+	Corpus:   "a directory (the toy suite ignores it)",
+	Modes:    []check.Mode{{Name: "lower", Doc: "lower-cases instead"}, {Name: "sloppy", Doc: "passes the must check only"}},
+	Flags:    []check.Flag{{Name: "salt", Usage: "a flag that changes the checks", Repro: true}},
+	Load: func(o check.LoadOptions) (*check.Loaded, error) {
+		call := func(in string) func(ctx context.Context, s *check.Session) check.Outcome {
+			return func(ctx context.Context, s *check.Session) check.Outcome {
+				r, err := s.Call(ctx, "upper", map[string]string{"text": in})
+				if err != nil {
+					return check.Broke(err)
+				}
+				if r.Err != nil {
+					return check.Chose(check.ChoseReject)
+				}
+				want := strings.ToUpper(in)
+				if r.OK == nil || r.OK.Kind != canon.String || r.OK.Str != want {
+					return check.Failed("the result differs", want, fmt.Sprint(r.OK))
+				}
+				return check.Chose(check.ChoseOutput)
+			}
+		}
+		suite := &check.Suite{Name: "toy", Version: "1.0.0", Corpus: "embedded:toy", CorpusDigest: "sha256:00", Checks: []check.Check{
+			{ID: "toy/must/abc", Level: check.Must, Needs: []string{"upper"}, Run: call("abc")},
+			{ID: "toy/should/mixed", Level: check.Should, Needs: []string{"upper"}, Run: call("MiXeD")},
+			{ID: "toy/may/long", Level: check.May, Needs: []string{"upper"}, Run: call(strings.Repeat("x", 100))},
+		}}
+		return &check.Loaded{Suite: suite, Reference: func(mode string) (adapter.Handler, error) { return upper{mode}, nil },
+			Native: func(r *check.Run, _ check.Spec) any { return len(r.Results) }}, nil
+	},
+}
+
+// upper is the toy suite's implementation, honest or in a broken mode.
+type upper struct{ mode string }
+
+func (u upper) Hello() adapter.Hello {
+	return adapter.Hello{Name: "upper", Version: "1", Ops: []string{"upper"}, Concurrency: 2}
+}
+
+func (u upper) Handle(ctx context.Context, op string, args []byte) (json.RawMessage, *adapter.Error) {
+	var a struct{ Text string }
+	if err := json.Unmarshal(args, &a); err != nil {
+		return nil, &adapter.Error{Code: "bad_args", Message: err.Error()}
+	}
+	out := strings.ToUpper(a.Text)
+	switch {
+	case u.mode == "lower":
+		out = strings.ToLower(a.Text)
+	case u.mode == "sloppy" && a.Text != "abc":
+		out = a.Text
+	case u.mode == "refuse-long" && len(a.Text) > 10:
+		return nil, &adapter.Error{Code: "too_long", Message: "too long"}
+	}
+	b, _ := json.Marshal(out)
+	return b, nil
+}
+
+func TestPrepareRefuses(t *testing.T) {
+	t.Parallel()
+	noCorpus := toy
+	noCorpus.Embedded = ""
+	tests := []struct {
+		name string
+		def  *check.Definition
+		spec check.Spec
+		opts run.Options
+		want string
+	}{
+		{"url and program", &toy, check.Spec{URL: "http://127.0.0.1:1/", Argv: []string{"x"}}, run.Options{}, "either --url or"},
+		{"mode with a program", &toy, check.Spec{Mode: "lower", Argv: []string{"x"}}, run.Options{}, "--mode applies"},
+		{"unknown mode", &toy, check.Spec{Mode: "nope"}, run.Options{}, `no broken mode "nope" (modes: lower, sloppy)`},
+		{"a URL that is not http", &toy, check.Spec{URL: "ftp://x/"}, run.Options{}, "want an http:// or https:// URL"},
+		{"env without a program", &toy, check.Spec{Env: []string{"A=1"}}, run.Options{}, "apply to a program after --"},
+		{"negative parallel", &toy, check.Spec{}, run.Options{Parallel: -1}, "--parallel -1"},
+		{"a selection of nothing", &toy, check.Spec{}, run.Options{Run: []string{"toy/none"}}, "toy/none"},
+		{"a corpus the suite needs", &noCorpus, check.Spec{}, run.Options{}, "the toy suite needs --corpus DIR: a directory"},
+		{"a missing baseline", &toy, check.Spec{}, run.Options{KnownFailing: "/nonexistent/baseline"}, "baseline /nonexistent/baseline"},
+		{"a handler with a mode", &toy, check.Spec{Handler: upper{}, Mode: "lower"}, run.Options{}, "a Go handler"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := run.Prepare(tt.def, tt.spec, tt.opts)
+			var ue *check.UsageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("err = %v (%T), want a usage error", err, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %q, want it to say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		spec    check.Spec
+		strict  bool
+		counts  check.Counts
+		exit    int
+		outcome string // the may check's recorded outcome
+	}{
+		{"honest", check.Spec{}, false, check.Counts{Pass: 3}, report.ExitOK, check.ChoseOutput},
+		{"rejects what it may", check.Spec{Handler: upper{"refuse-long"}}, false, check.Counts{Pass: 3}, report.ExitOK, check.ChoseReject},
+		{"fails a should check only", check.Spec{Mode: "sloppy"}, false, check.Counts{Pass: 1, Fail: 1, Warn: 1}, report.ExitFailed, ""},
+		{"fails everything", check.Spec{Mode: "lower"}, false, check.Counts{Fail: 2, Warn: 1}, report.ExitFailed, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			plan, err := run.Prepare(&toy, tt.spec, run.Options{Strict: tt.strict})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := plan.Execute(context.Background())
+			if got := res.Run.Counts(); got != tt.counts {
+				t.Errorf("counts %+v, want %+v", got, tt.counts)
+			}
+			if got := res.ExitCode(); got != tt.exit {
+				t.Errorf("exit %d, want %d", got, tt.exit)
+			}
+			if got := res.Run.Results[2].Outcome; got != tt.outcome {
+				t.Errorf("may outcome %q, want %q", got, tt.outcome)
+			}
+			for _, r := range res.Run.Results {
+				if r.Level == "" {
+					t.Errorf("%s: no level", r.ID)
+				}
+			}
+		})
+	}
+}
+
+func TestShouldFailuresAloneAreWarnings(t *testing.T) {
+	t.Parallel()
+	only := func(strict bool) int {
+		plan, err := run.Prepare(&toy, check.Spec{Mode: "sloppy"}, run.Options{Skip: []string{"toy/may/**"}, Strict: strict})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return plan.Execute(context.Background()).ExitCode()
+	}
+	if got := only(false); got != report.ExitOK {
+		t.Errorf("a run whose only failure is a should check exits %d, want 0", got)
+	}
+	if got := only(true); got != report.ExitFailed {
+		t.Errorf("the same run under strict exits %d, want 1", got)
+	}
+}
+
+func TestUnstartableIsIncomplete(t *testing.T) {
+	t.Parallel()
+	plan, err := run.Prepare(&toy, check.Spec{Argv: []string{"/nonexistent/referee-toy-adapter"}}, run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := plan.Execute(context.Background())
+	if res.StartErr == nil || res.Run.Complete || res.ExitCode() != report.ExitIncomplete {
+		t.Fatalf("start error %v, complete %v, exit %d", res.StartErr, res.Run.Complete, res.ExitCode())
+	}
+	for _, r := range res.Run.Results {
+		if r.Status != check.Error || r.Level == "" {
+			t.Errorf("%s: %s (level %q)", r.ID, r.Status, r.Level)
+		}
+	}
+}
+
+func TestBaselineAndFinish(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	known := filepath.Join(dir, "known")
+	if err := os.WriteFile(known, []byte("toy/must/abc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := run.Prepare(&toy, check.Spec{Mode: "lower"}, run.Options{KnownFailing: known, Skip: []string{"toy/should/**", "toy/may/**"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := plan.Execute(context.Background())
+	if res.ExitCode() != report.ExitFailed { // nothing passed
+		t.Errorf("exit %d", res.ExitCode())
+	}
+	if b := res.Report.Baseline; b == nil || b.KnownFailing != 1 || b.Unexpected != 0 {
+		t.Errorf("baseline %+v", res.Report.Baseline)
+	}
+	out := filepath.Join(dir, "written")
+	notes, err := res.Finish(out)
+	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "selected 1 of the suite's 3 checks") {
+		t.Errorf("a selection's baseline: notes %q, err %v", notes, err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a selection wrote the baseline file: %v", err)
+	}
+
+	whole, err := run.Prepare(&toy, check.Spec{Mode: "lower"}, run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := whole.Execute(context.Background()).Finish(out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), "toy/must/abc") {
+		t.Errorf("baseline file %q, %v", b, err)
+	}
+}
+
+func TestReproRepeatsSuiteFlags(t *testing.T) {
+	t.Parallel()
+	plan, err := run.Prepare(&toy, check.Spec{Mode: "lower"}, run.Options{Corpus: "some dir", Flags: check.FlagValues{"salt": "x y"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := plan.Execute(context.Background())
+	got := res.Run.Results[0].Evidence.Repro
+	want := "referee run toy --run toy/must/abc --corpus 'some dir' --salt 'x y' --mode lower"
+	if got != want {
+		t.Errorf("repro\n got %s\nwant %s", got, want)
+	}
+	if n, ok := res.Native(); !ok || n != 3 {
+		t.Errorf("native %v %v", n, ok)
+	}
+}
+
+func TestWriteFileLeavesNoHalfFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	if err := run.WriteFile(path, []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.WriteFile(filepath.Join(dir, "missing", "r.json"), []byte("x")); err == nil {
+		t.Error("a write into a missing directory succeeded")
+	}
+	if err := run.WriteFile(path, []byte("second")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	entries, _ := os.ReadDir(dir)
+	if string(b) != "second" || len(entries) != 1 {
+		t.Errorf("content %q, %d entries (a temporary file left behind?)", b, len(entries))
+	}
+}
