@@ -25,20 +25,55 @@ const (
 	OpVerifyOp     = "verify_op"
 )
 
-// Recorder collects an implementation's outputs for recorded.json.
-type Recorder struct {
+// The clauses the checks rest on: the upstream suite's README (public in
+// part) and the profile fablepool-draft-1 that completes it
+// (docs/suites/fablepool.md). Every check is a must: neither text makes any
+// of these behaviours optional.
+const (
+	readme  = "FablePool milestone-2 conformance README: "
+	profile = "fablepool-draft-1 "
+
+	clauseCanonical         = readme + `"two implementations must agree on every byte: UTF-8 output, object keys sorted by Unicode code point, no insignificant whitespace, minimal escaping (non-ASCII characters emitted raw, not as \uXXXX), arrays kept in source order."`
+	clauseJSONInvalid       = profile + `§1: "Parsing: strict RFC 8259. Duplicate keys, NaN/Infinity and truncation give json_invalid."`
+	clauseUnsupported       = profile + `§1: "A lone surrogate gives canonical_unsupported." "Any number token with a fraction or exponent (including 1.0 and 1e3) gives canonical_unsupported. An out-of-range integer also gives canonical_unsupported."`
+	clausePublicKey         = readme + `"The implementation must derive the RFC 8032 public key from the seed"; ` + profile + `§2: "the public key is A as in RFC 8032 §5.1.5."`
+	clauseSign              = readme + `"The implementation must ... sign deterministically"; ` + profile + `§2: "Signing is pure Ed25519: no prehash, no context, deterministic."`
+	clauseVerify            = readme + `"The implementation must ... verify its own signature"`
+	clauseTamperedMessage   = readme + `"The implementation must ... reject tampered messages and tampered signatures"; ` + profile + `§2: "Tampered message: flip bit 0 of byte 0, or use the single byte 0x00 if the message is empty. ... Both must fail verification."`
+	clauseTamperedSignature = readme + `"The implementation must ... reject tampered messages and tampered signatures"; ` + profile + `§2: "Tampered signature: flip bit 0 of byte 0. Both must fail verification."`
+	clauseStrictVerify      = profile + `§2: "Verification is strict: lengths must be exactly 32 and 64 bytes, S < L is required, and non-canonical or invalid point encodings are rejected. Concretely, it must behave like OpenSSL or Go crypto/ed25519, which both pass all of Wycheproof."`
+	clauseScenario          = readme + `"Every mutation of a signed operation MUST be rejected; the unmutated operations MUST verify."`
+	clauseScenarioCode      = clauseScenario + "; " + profile + `§5: "The first failing step decides the code"`
+	clauseRecorded          = readme + `"every later run (and every second implementation) is compared against it, and any drift in canonical encoding, key derivation, signing, or id computation fails the run."`
+)
+
+// canonClause is the clause a canonicalization vector rests on.
+func canonClause(v CanonVector) string {
+	switch {
+	case v.Canonical != nil:
+		return clauseCanonical
+	case v.Error == fp.CodeJSONInvalid:
+		return clauseJSONInvalid
+	case v.Error == fp.CodeCanonicalUnsupported:
+		return clauseUnsupported
+	}
+	return ""
+}
+
+// recorder collects an implementation's outputs for recorded.json.
+type recorder struct {
 	mu    sync.Mutex
 	canon map[string]RecordedCanon
 	sign  map[string]RecordedSigning
 	ops   map[string]RecordedOp
 }
 
-func newRecorder() *Recorder {
-	return &Recorder{canon: map[string]RecordedCanon{}, sign: map[string]RecordedSigning{}, ops: map[string]RecordedOp{}}
+func newRecorder() *recorder {
+	return &recorder{canon: map[string]RecordedCanon{}, sign: map[string]RecordedSigning{}, ops: map[string]RecordedOp{}}
 }
 
-// Recorded assembles what was recorded, in the corpus's order.
-func (r *Recorder) Recorded(cp *Corpus, implementation string) *Recorded {
+// recorded assembles what was recorded, in the corpus's order.
+func (r *recorder) recorded(cp *corpusData, implementation string) *Recorded {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := &Recorded{Format: RecordedFormat, Implementation: implementation, Canonicalization: []RecordedCanon{}, Signing: []RecordedSigning{}}
@@ -66,9 +101,9 @@ func (r *Recorder) Recorded(cp *Corpus, implementation string) *Recorded {
 	return out
 }
 
-// Checks returns the corpus's checks, recording live outputs into rec and
+// checks returns the corpus's checks, recording live outputs into rec and
 // comparing them with truth (recorded ground truth; nil for none).
-func (cp *Corpus) Checks(truth *Recorded, rec *Recorder) []check.Check {
+func (cp *corpusData) checks(truth *Recorded, rec *recorder) []check.Check {
 	var out []check.Check
 	tc := map[string]RecordedCanon{}
 	ts := map[string]RecordedSigning{}
@@ -118,8 +153,10 @@ func (cp *Corpus) Checks(truth *Recorded, rec *Recorder) []check.Check {
 // a difference between recorded and live outputs like any other.
 func missingRecord(section, name string) check.Check {
 	return check.Check{
-		ID:  "fablepool/recorded/" + section + "/" + name,
-		Doc: "recorded.json has an entry for " + section + " " + name,
+		ID:     "fablepool/recorded/" + section + "/" + name,
+		Doc:    "recorded.json has an entry for " + section + " " + name,
+		Level:  check.Must,
+		Clause: clauseRecorded,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			return check.Failed("drift from recorded.json: it has no "+section+" entry "+name, "an entry", "none")
 		},
@@ -169,7 +206,7 @@ func inputDesc(v CanonVector) string {
 	return `{"input": ` + check.Clip(string(v.Input)) + "}"
 }
 
-func canonCheck(v CanonVector, rec *Recorder) check.Check {
+func canonCheck(v CanonVector, rec *recorder) check.Check {
 	doc := v.Note
 	if doc == "" {
 		doc = "canonical JSON of " + v.Name
@@ -179,6 +216,8 @@ func canonCheck(v CanonVector, rec *Recorder) check.Check {
 		Doc:     doc,
 		Needs:   []string{OpCanonicalize},
 		Explain: "sends: canonicalize " + inputDesc(v) + "\nexpects: " + check.Clip(expectedCanon(v)),
+		Level:   check.Must,
+		Clause:  canonClause(v),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			text, code, o, ok := canonicalize(ctx, s, v)
 			if !ok {
@@ -211,7 +250,7 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func (r *Recorder) canonical(name, text, code string) {
+func (r *recorder) canonical(name, text, code string) {
 	if r == nil {
 		return
 	}
@@ -238,6 +277,8 @@ func recordedCanonCheck(v CanonVector, e RecordedCanon) check.Check {
 		Doc:     "the live canonical digest of " + v.Name + " equals the recorded ground truth",
 		Needs:   []string{OpCanonicalize},
 		Explain: "sends: canonicalize " + inputDesc(v) + "\nexpects: " + want + " (from recorded.json)",
+		Level:   check.Must,
+		Clause:  clauseRecorded,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			text, code, o, ok := canonicalize(ctx, s, v)
 			if !ok {

@@ -20,8 +20,8 @@ const (
 	RecordedFile         = "recorded.json"
 )
 
-// Corpus is a FablePool vector set, read.
-type Corpus struct {
+// corpusData is a FablePool vector set, read.
+type corpusData struct {
 	Canonicalization []CanonVector
 	Signing          []SignVector
 	Scenarios        Scenarios
@@ -117,9 +117,9 @@ type RecordedOp struct {
 // RecordedFormat is the format name of recorded.json.
 const RecordedFormat = "fablepool-recorded/draft-1"
 
-// ReadCorpus reads the three vector files and, when present, recorded.json.
-func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
-	out := &Corpus{}
+// readCorpus reads the three vector files and, when present, recorded.json.
+func readCorpus(c *corpus.Corpus) (*corpusData, error) {
+	out := &corpusData{}
 	var canonDoc struct {
 		Profile string        `json:"profile"`
 		Rules   string        `json:"rules"`
@@ -178,7 +178,7 @@ func readFile(c *corpus.Corpus, file string, v any) error {
 	return nil
 }
 
-func (cp *Corpus) validate(c *corpus.Corpus) error {
+func (cp *corpusData) validate(c *corpus.Corpus) error {
 	where := func(file string, i int, name string) string {
 		return fmt.Sprintf("corpus %s: %s: vector %d (%q)", c.Name, file, i, name)
 	}

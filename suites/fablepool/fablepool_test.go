@@ -3,6 +3,8 @@ package fablepool
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/golden"
 	"github.com/refereehq/referee/internal/sharedtest"
 )
 
@@ -33,21 +36,62 @@ func reference(t *testing.T, mode string) adapter.Starter {
 	return adapter.InProcess(h)
 }
 
-func load(t *testing.T, opts Options) (*check.Suite, *Corpus) {
+// loadDir loads the suite through Definition.Load from dir ("" for the
+// embedded corpus) with flags.
+func loadDir(t *testing.T, dir string, flags check.FlagValues) *check.Loaded {
+	t.Helper()
+	l, err := Definition.Load(check.LoadOptions{Corpus: dir, Flags: flags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// loadSuite is the suite from its embedded corpus, with flags.
+func loadSuite(t *testing.T, flags check.FlagValues) *check.Suite {
+	t.Helper()
+	return loadDir(t, "", flags).Suite
+}
+
+// embeddedData is the embedded corpus's vectors, as read.
+func embeddedData(t *testing.T) *corpusData {
 	t.Helper()
 	c, err := Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, cp, err := Load(c, opts)
+	cp, err := readCorpus(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, cp
+	return cp
+}
+
+// wycheproofFlags adds --wycheproof with ../shared's file when REFEREE_SHARED is set.
+func wycheproofFlags() check.FlagValues {
+	flags := check.FlagValues{}
+	if dir, ok := sharedtest.Lookup(); ok {
+		flags[FlagWycheproof] = filepath.Join(dir, "corpora", "ed25519", "wycheproof_ed25519_test.json")
+	}
+	return flags
+}
+
+// readRecordedFile reads a file --record wrote.
+func readRecordedFile(t *testing.T, path string) *Recorded {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Recorded
+	if err := corpus.DecodeJSON(raw, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &r
 }
 
 func TestReferencePasses(t *testing.T) {
-	s, _ := load(t, Options{})
+	s := loadSuite(t, nil)
 	run := checktest.Run(t, s, reference(t, ""))
 	if n := run.Counts(); n.Pass != len(s.Checks) {
 		t.Errorf("counts = %+v", n)
@@ -55,11 +99,7 @@ func TestReferencePasses(t *testing.T) {
 }
 
 func TestEveryCheckCanFail(t *testing.T) {
-	opts := Options{}
-	if dir, ok := sharedtest.Lookup(); ok {
-		opts.Wycheproof = filepath.Join(dir, "corpora", "ed25519", "wycheproof_ed25519_test.json")
-	}
-	s, _ := load(t, opts)
+	s := loadSuite(t, wycheproofFlags())
 	broken := map[string]adapter.Starter{}
 	for _, m := range Modes {
 		broken[m.Name] = reference(t, m.Name)
@@ -79,8 +119,7 @@ func TestRecordedAgreesWithIndependentDraft(t *testing.T) {
 	if err := json.Unmarshal(raw, &theirs); err != nil {
 		t.Fatal(err)
 	}
-	_, cp := load(t, Options{})
-	ours := cp.Recorded
+	ours := embeddedData(t).Recorded
 	index := func(v any) map[string]any {
 		out := map[string]any{}
 		rv := reflect.ValueOf(v)
@@ -118,11 +157,11 @@ func TestEmbeddedHoldsTheDraft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	draft, err := ReadCorpus(c)
+	draft, err := readCorpus(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ours := load(t, Options{})
+	ours := embeddedData(t)
 	canonByName := map[string]CanonVector{}
 	for _, v := range ours.Canonicalization {
 		canonByName[v.Name] = v
@@ -156,15 +195,11 @@ func TestEmbeddedHoldsTheDraft(t *testing.T) {
 		t.Errorf("seed/ts differ")
 	}
 	// The draft directory itself runs as a corpus and passes.
-	s, _, err := Load(c, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checktest.Run(t, s, reference(t, ""))
+	checktest.Run(t, loadDir(t, dir, nil).Suite, reference(t, ""))
 }
 
 func TestEmbeddedCoverage(t *testing.T) {
-	_, cp := load(t, Options{})
+	cp := embeddedData(t)
 	names := map[string]bool{}
 	for _, s := range cp.Scenarios.Vectors {
 		names[s.Name] = true
@@ -188,7 +223,7 @@ func TestEmbeddedCoverage(t *testing.T) {
 
 func TestWycheproof(t *testing.T) {
 	file := filepath.Join(shared(t), "ed25519", "wycheproof_ed25519_test.json")
-	s, _ := load(t, Options{Wycheproof: file})
+	s := loadSuite(t, check.FlagValues{FlagWycheproof: file})
 	n := 0
 	for _, c := range s.Checks {
 		if strings.HasPrefix(c.ID, "fablepool/wycheproof/") {
@@ -201,49 +236,56 @@ func TestWycheproof(t *testing.T) {
 	checktest.Run(t, s, reference(t, ""))
 }
 
+// record runs the suite from dir ("" for the embedded corpus) with
+// --record against start, completely, and returns what After wrote.
+func record(t *testing.T, dir string, start adapter.Starter, implementation string) *Recorded {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "recorded.json")
+	l := loadDir(t, dir, check.FlagValues{FlagRecord: path})
+	run := checktest.Execute(t, l.Suite, start)
+	if err := l.After(check.AfterRun{Run: run, Implementation: implementation, Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	return readRecordedFile(t, path)
+}
+
 // TestRecordEqualsDraft runs --record over the draft corpus and requires the
 // file the profile says two implementations must agree on: equal to the
 // draft's recorded.json but for "implementation".
 func TestRecordEqualsDraft(t *testing.T) {
 	dir := filepath.Join(shared(t), "fablepool")
-	c, err := corpus.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := NewRecorder()
-	s, cp, err := Load(c, Options{Recorder: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checktest.Execute(t, s, reference(t, ""))
-	got := rec.Recorded(cp, cp.Recorded.Implementation)
+	want := readRecordedFile(t, filepath.Join(dir, "draft-recorded.json"))
+	got := record(t, dir, reference(t, ""), want.Implementation)
 	a, _ := json.Marshal(got)
-	b, _ := json.Marshal(cp.Recorded)
+	b, _ := json.Marshal(want)
 	if string(a) != string(b) {
 		t.Errorf("--record over the draft corpus differs from draft-recorded.json:\n%.600s\n%.600s", a, b)
 	}
 }
 
 func TestRecordRoundTrip(t *testing.T) {
-	rec := NewRecorder()
-	s, cp := load(t, Options{Recorder: rec})
-	checktest.Execute(t, s, reference(t, ""))
-	got := rec.Recorded(cp, "x")
-	got.Implementation = cp.Recorded.Implementation
-	if !reflect.DeepEqual(got, cp.Recorded) {
+	truth := embeddedData(t).Recorded
+	got := record(t, "", reference(t, ""), "referee-fablepool 1.0.0")
+	if got.Implementation != "referee-fablepool 1.0.0" {
+		t.Errorf("implementation = %q, want the one After was given", got.Implementation)
+	}
+	got.Implementation = truth.Implementation
+	if !reflect.DeepEqual(got, truth) {
 		a, _ := json.Marshal(got)
-		b, _ := json.Marshal(cp.Recorded)
+		b, _ := json.Marshal(truth)
 		t.Errorf("a --record run of the reference differs from the embedded ground truth:\n%.400s\n%.400s", a, b)
 	}
 	// A drifting implementation is caught, naming the field.
 	path := filepath.Join(t.TempDir(), "recorded.json")
-	drift := *cp.Recorded
+	drift := *truth
 	drift.Signing = append([]RecordedSigning(nil), drift.Signing...)
 	drift.Signing[0].Signature = strings.Repeat("0", 128)
 	b, _ := json.Marshal(drift)
-	os.WriteFile(path, b, 0o644)
-	s2, _ := load(t, Options{Recorded: path})
-	run := checktest.Execute(t, s2, reference(t, ""))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := loadSuite(t, check.FlagValues{FlagRecorded: path})
+	run := checktest.Execute(t, s, reference(t, ""))
 	var found bool
 	for _, r := range run.Results {
 		if r.Status == check.Fail {
@@ -258,6 +300,150 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 }
 
+// TestLoadsShareNothing: each Load has its own recorder, so two runs at
+// once, of two implementations, record each its own outputs.
+func TestLoadsShareNothing(t *testing.T) {
+	truth := embeddedData(t).Recorded
+	var honest, wrong *Recorded
+	t.Run("runs", func(t *testing.T) {
+		t.Run("honest", func(t *testing.T) { t.Parallel(); honest = record(t, "", reference(t, ""), "honest") })
+		t.Run("wrong-key", func(t *testing.T) { t.Parallel(); wrong = record(t, "", reference(t, "wrong-key"), "wrong") })
+	})
+	if honest == nil || wrong == nil {
+		t.FailNow()
+	}
+	if honest.Implementation != "honest" || wrong.Implementation != "wrong" {
+		t.Errorf("implementations %q, %q", honest.Implementation, wrong.Implementation)
+	}
+	if !reflect.DeepEqual(honest.Signing, truth.Signing) {
+		t.Error("the honest run's signing entries differ from the ground truth")
+	}
+	if len(wrong.Signing) == 0 || wrong.Signing[0].PublicKey == truth.Signing[0].PublicKey {
+		t.Error("the wrong-key run recorded the honest public key")
+	}
+}
+
+// TestAfter: --results writes report.json, and --record writes ground truth
+// only from a complete run of every check, saying why it did not.
+func TestAfter(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "out", "results")
+	recorded := filepath.Join(dir, "recorded.json")
+	l := loadDir(t, "", check.FlagValues{FlagRecord: recorded, FlagResults: results})
+	run := checktest.Execute(t, l.Suite, reference(t, ""))
+
+	for _, tt := range []struct {
+		complete, full bool
+		want           string
+	}{
+		{true, false, "a selection"},
+		{false, true, "incomplete"},
+		{false, false, "incomplete"},
+	} {
+		r := *run
+		r.Complete = tt.complete
+		err := l.After(check.AfterRun{Run: &r, Implementation: "x", Full: tt.full})
+		want := "--record: not written: ground truth comes only from a complete run of every check (this run was " + tt.want + ")"
+		var ue *check.UsageError
+		if err == nil || err.Error() != want || !errors.As(err, &ue) {
+			t.Errorf("complete %v full %v: After = %v, want the usage error %q", tt.complete, tt.full, err, want)
+		}
+		if _, err := os.Stat(recorded); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("complete %v full %v: %s was written", tt.complete, tt.full, recorded)
+		}
+	}
+	var rep NativeReport
+	if err := json.Unmarshal(must(os.ReadFile(filepath.Join(results, "report.json"))), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Format != NativeFormat || rep.Passed != len(l.Suite.Checks) || rep.Failed != 0 {
+		t.Errorf("report.json: format %q, passed %d, failed %d", rep.Format, rep.Passed, rep.Failed)
+	}
+
+	if err := l.After(check.AfterRun{Run: run, Implementation: "x", Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readRecordedFile(t, recorded); got.Implementation != "x" {
+		t.Errorf("implementation %q", got.Implementation)
+	}
+	for _, d := range []string{dir, results} {
+		for _, e := range mustEntries(os.ReadDir(d)) {
+			if strings.HasSuffix(e.Name(), ".tmp") {
+				t.Errorf("%s: a temporary file is left: %s", d, e.Name())
+			}
+		}
+	}
+
+	// A file that cannot be written is a usage error naming the flag.
+	l = loadDir(t, "", check.FlagValues{FlagRecord: filepath.Join(dir, "no", "such", "dir", "recorded.json")})
+	err := l.After(check.AfterRun{Run: run, Implementation: "x", Full: true})
+	var ue *check.UsageError
+	if err == nil || !strings.HasPrefix(err.Error(), "--record: ") || !errors.As(err, &ue) {
+		t.Errorf("After = %v, want a --record usage error", err)
+	}
+}
+
+func TestLoadFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	badFormat := filepath.Join(dir, "bad.json")
+	os.WriteFile(badFormat, []byte(`{"format":"x","implementation":"y","canonicalization":[],"signing":[],"op_scenarios":{"author":"","ops":[]}}`), 0o644)
+	dupKeys := filepath.Join(dir, "dup.json")
+	os.WriteFile(dupKeys, []byte(`{"format":"a","format":"b"}`), 0o644)
+	noTests := filepath.Join(dir, "wp.json")
+	os.WriteFile(noTests, []byte(`{"algorithm":"EDDSA","testGroups":[]}`), 0o644)
+	for _, tt := range []struct {
+		flags check.FlagValues
+		want  string
+	}{
+		{check.FlagValues{FlagRecorded: filepath.Join(dir, "missing.json")}, "--recorded: "},
+		{check.FlagValues{FlagRecorded: badFormat}, `format "x", want "fablepool-recorded/draft-1"`},
+		{check.FlagValues{FlagRecorded: dupKeys}, "--recorded " + dupKeys},
+		{check.FlagValues{FlagWycheproof: filepath.Join(dir, "missing.json")}, "--wycheproof: "},
+		{check.FlagValues{FlagWycheproof: noTests}, "no tests"},
+	} {
+		_, err := Definition.Load(check.LoadOptions{Flags: tt.flags})
+		var ue *check.UsageError
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.As(err, &ue) {
+			t.Errorf("%v: Load = %v, want a usage error with %q", tt.flags, err, tt.want)
+		}
+	}
+	// A corpus that is not there is the corpus's error, not a flag's.
+	if _, err := Definition.Load(check.LoadOptions{Corpus: filepath.Join(dir, "nope")}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("Load of a missing corpus = %v", err)
+	}
+}
+
+// TestDefinition: the flags a repro must repeat, the modes, and every
+// check's level and clause.
+func TestDefinition(t *testing.T) {
+	repro := map[string]bool{}
+	for _, f := range Definition.Flags {
+		repro[f.Name] = f.Repro
+	}
+	if !reflect.DeepEqual(repro, map[string]bool{FlagRecord: false, FlagRecorded: true, FlagResults: false, FlagWycheproof: true}) {
+		t.Errorf("flags (name: repro) = %v", repro)
+	}
+	if len(Definition.Modes) != len(Modes) {
+		t.Errorf("%d modes declared, %d built in", len(Definition.Modes), len(Modes))
+	}
+	for _, m := range Definition.Modes {
+		if err := Definition.CheckMode(m.Name); err != nil || m.Doc == "" {
+			t.Errorf("mode %q: %v, doc %q", m.Name, err, m.Doc)
+		}
+		if _, err := Reference(m.Name); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, c := range loadSuite(t, wycheproofFlags()).Checks {
+		if c.Level != check.Must || !strings.HasPrefix(c.Clause, "FablePool milestone-2 conformance README: ") && !strings.HasPrefix(c.Clause, "fablepool-draft-1 §") {
+			t.Errorf("%s: level %q, clause %q", c.ID, c.Level, c.Clause)
+		}
+	}
+}
+
+// TestCorpusIsGenerated regenerates the embedded corpus from gen/inputs.json
+// into a temporary directory and compares; go test -update writes it into
+// corpus/ instead.
 func TestCorpusIsGenerated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("regenerating the corpus runs go run")
@@ -267,10 +453,8 @@ func TestCorpusIsGenerated(t *testing.T) {
 	if b, err := exec.Command("go", "run", "./gen", "-out", out).CombinedOutput(); err != nil {
 		t.Fatalf("go run ./gen: %v\n%s", err, b)
 	}
-	for _, f := range []string{CanonicalizationFile, SigningFile, ScenariosFile, RecordedFile, "manifest.json"} {
-		if string(must(os.ReadFile(filepath.Join(out, f)))) != string(must(os.ReadFile(filepath.Join("corpus", f)))) {
-			t.Errorf("corpus/%s is not what go generate ./suites/fablepool writes: regenerate it", f)
-		}
+	for _, f := range []string{CanonicalizationFile, SigningFile, ScenariosFile, RecordedFile, corpus.ManifestName} {
+		golden.Check(t, filepath.Join("corpus", f), must(os.ReadFile(filepath.Join(out, f))))
 	}
 }
 
@@ -279,6 +463,13 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+func mustEntries(v []os.DirEntry, err error) []os.DirEntry {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 func TestReadCorpusErrors(t *testing.T) {
@@ -313,7 +504,7 @@ func TestReadCorpusErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = ReadCorpus(c)
+			_, err = readCorpus(c)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "corpus test") {
 				t.Errorf("error = %v, want one naming the corpus and %q", err, tt.want)
 			}
@@ -329,11 +520,7 @@ func TestNodeAdapter(t *testing.T) {
 	if _, err := os.Stat(prog); err != nil {
 		t.Skipf("%s: %v", prog, err)
 	}
-	opts := Options{}
-	if dir, ok := sharedtest.Lookup(); ok {
-		opts.Wycheproof = filepath.Join(dir, "corpora", "ed25519", "wycheproof_ed25519_test.json")
-	}
-	s, _ := load(t, opts)
+	s := loadSuite(t, wycheproofFlags())
 	cfg := adapter.ProcessConfig{Argv: []string{"node", prog}}
 	run := checktest.Execute(t, s, func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) })
 	for _, r := range run.Results {

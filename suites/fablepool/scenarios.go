@@ -78,7 +78,7 @@ func (ss Scenarios) signOp(ctx context.Context, s *check.Session, sc Scenario) (
 	return body, *r.OK, check.Outcome{}, true
 }
 
-func scenarioCheck(ss Scenarios, sc Scenario, rec *Recorder) check.Check {
+func scenarioCheck(ss Scenarios, sc Scenario, rec *recorder) check.Check {
 	expect := "verify_op answers ok true"
 	if sc.Expect == "reject" {
 		expect = "verify_op answers err with code " + strconv.Quote(sc.ExpectedError)
@@ -90,11 +90,17 @@ func scenarioCheck(ss Scenarios, sc Scenario, rec *Recorder) check.Check {
 			doc += " with " + sc.ExpectedError
 		}
 	}
+	clause := clauseScenario
+	if sc.ExpectedError != "" {
+		clause = clauseScenarioCode
+	}
 	muts, _ := json.Marshal(sc.Mutations)
 	return check.Check{
 		ID:      "fablepool/op_scenarios/" + sc.Name,
 		Doc:     doc,
 		Needs:   []string{OpSignOp, OpVerifyOp},
+		Level:   check.Must,
+		Clause:  clause,
 		Explain: fmt.Sprintf("sends: sign_op of the %s body (seed %s..., ts %d), applies the mutations %s to the signed op, then verify_op\nexpects: %s", sc.Type, ss.Seed[:8], ss.TS, muts, expect),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			_, op, o, ok := ss.signOp(ctx, s, sc)
@@ -140,7 +146,7 @@ func scenarioCheck(ss Scenarios, sc Scenario, rec *Recorder) check.Check {
 }
 
 // op records a scenario's signed op with the implementation's own canonical texts.
-func (r *Recorder) op(ctx context.Context, s *check.Session, name string, op canon.Value) {
+func (r *recorder) op(ctx context.Context, s *check.Session, name string, op canon.Value) {
 	if r == nil || !s.Offers(OpCanonicalize) {
 		return
 	}
@@ -174,6 +180,8 @@ func recordedOpCheck(ss Scenarios, sc Scenario, e RecordedOp) check.Check {
 		ID:      "fablepool/recorded/op_scenarios/" + sc.Name,
 		Doc:     "the live signed op of " + sc.Name + " (canonical body, digest, id, sig, canonical op) equals the recorded ground truth",
 		Needs:   []string{OpSignOp, OpCanonicalize},
+		Level:   check.Must,
+		Clause:  clauseRecorded,
 		Explain: fmt.Sprintf("sends: sign_op of the scenario's body, then canonicalize of its body and of the op\nexpects: id %s, sig %s... (from recorded.json)", e.ID, e.Sig[:min(16, len(e.Sig))]),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			_, op, o, ok := ss.signOp(ctx, s, sc)

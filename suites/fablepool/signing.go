@@ -44,7 +44,7 @@ func verifyResult(ctx context.Context, s *check.Session, pub, msg, sig string, w
 	return r.OK.Bool, check.Outcome{}, true
 }
 
-func signingChecks(v SignVector, rec *Recorder) []check.Check {
+func signingChecks(v SignVector, rec *recorder) []check.Check {
 	id := "fablepool/signing/" + v.Name
 	tamperedMsg := v.TamperedMessageHex
 	if tamperedMsg == "" {
@@ -61,6 +61,7 @@ func signingChecks(v SignVector, rec *Recorder) []check.Check {
 	return []check.Check{
 		{
 			ID: id + "/public_key", Doc: "the RFC 8032 public key of " + v.Name + "'s seed", Needs: []string{OpPublicKey},
+			Level: check.Must, Clause: clausePublicKey,
 			Explain: fmt.Sprintf("sends: public_key {\"seed\": %q}\nexpects: %s", v.Seed, v.PublicKey),
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
 				got, o, ok := hexResult(ctx, s, OpPublicKey, keyArgs, v.PublicKey)
@@ -73,6 +74,7 @@ func signingChecks(v SignVector, rec *Recorder) []check.Check {
 		},
 		{
 			ID: id + "/sign", Doc: "the deterministic Ed25519 signature of " + v.Name + "'s message", Needs: []string{OpSign},
+			Level: check.Must, Clause: clauseSign,
 			Explain: fmt.Sprintf("sends: sign {\"seed\": %q, \"message_hex\": %q} twice\nexpects: %s both times", v.Seed, check.Clip(v.MessageHex), v.Signature),
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
 				got, o, ok := hexResult(ctx, s, OpSign, signArgs, v.Signature)
@@ -90,15 +92,15 @@ func signingChecks(v SignVector, rec *Recorder) []check.Check {
 				return check.SameBytes("signature", []byte(v.Signature), []byte(got))
 			},
 		},
-		verifyCheck(id+"/verify", "the signature of "+v.Name+" verifies", v.PublicKey, v.MessageHex, v.Signature, true),
-		verifyCheck(id+"/tampered-message", "the signature of "+v.Name+" does not verify a tampered message", v.PublicKey, tamperedMsg, v.Signature, false),
-		verifyCheck(id+"/tampered-signature", "a tampered signature of "+v.Name+" does not verify", v.PublicKey, v.MessageHex, tamperedSig, false),
+		verifyCheck(id+"/verify", "the signature of "+v.Name+" verifies", clauseVerify, v.PublicKey, v.MessageHex, v.Signature, true),
+		verifyCheck(id+"/tampered-message", "the signature of "+v.Name+" does not verify a tampered message", clauseTamperedMessage, v.PublicKey, tamperedMsg, v.Signature, false),
+		verifyCheck(id+"/tampered-signature", "a tampered signature of "+v.Name+" does not verify", clauseTamperedSignature, v.PublicKey, v.MessageHex, tamperedSig, false),
 	}
 }
 
-func verifyCheck(id, doc, pub, msg, sig string, want bool) check.Check {
+func verifyCheck(id, doc, clause, pub, msg, sig string, want bool) check.Check {
 	return check.Check{
-		ID: id, Doc: doc, Needs: []string{OpVerify},
+		ID: id, Doc: doc, Needs: []string{OpVerify}, Level: check.Must, Clause: clause,
 		Explain: fmt.Sprintf("sends: verify {\"public_key\": %q, \"message_hex\": %q, \"signature\": %q}\nexpects: %v", pub, check.Clip(msg), sig, want),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			got, o, ok := verifyResult(ctx, s, pub, msg, sig, want)
@@ -113,7 +115,7 @@ func verifyCheck(id, doc, pub, msg, sig string, want bool) check.Check {
 	}
 }
 
-func (r *Recorder) signing(name, pub, sig string) {
+func (r *recorder) signing(name, pub, sig string) {
 	if r == nil {
 		return
 	}
@@ -136,6 +138,8 @@ func recordedSigningCheck(v SignVector, e RecordedSigning) check.Check {
 		Doc:     "the live public key and signature of " + v.Name + " equal the recorded ground truth",
 		Needs:   []string{OpPublicKey, OpSign},
 		Explain: fmt.Sprintf("sends: public_key and sign for %s\nexpects: public_key %s, signature %s (from recorded.json)", v.Name, e.PublicKey, e.Signature),
+		Level:   check.Must,
+		Clause:  clauseRecorded,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			pub, o, ok := hexResult(ctx, s, OpPublicKey, map[string]string{"seed": v.Seed}, e.PublicKey)
 			if !ok {

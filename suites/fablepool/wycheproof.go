@@ -62,7 +62,7 @@ func wycheproofChecks(path string) ([]check.Check, error) {
 				return nil, fmt.Errorf("--wycheproof %s: tcId %d: result %q (only valid and invalid are defined for Ed25519)", path, t.TcID, t.Result)
 			}
 			doc := fmt.Sprintf("Wycheproof tcId %d (%s): %s", t.TcID, t.Result, t.Comment)
-			out = append(out, verifyCheck("fablepool/wycheproof/"+strconv.Itoa(t.TcID), doc, g.PublicKey.PK, t.Msg, t.Sig, want))
+			out = append(out, verifyCheck("fablepool/wycheproof/"+strconv.Itoa(t.TcID), doc, clauseStrictVerify, g.PublicKey.PK, t.Msg, t.Sig, want))
 		}
 	}
 	if len(out) == 0 {

@@ -4,9 +4,10 @@
 // recorded.json, the ground truth, all computed by protocols/fablepool; then
 // the manifest. Every listed error code must be what the reference gives.
 //
-// Run it from the repository root:
+// The suite's tests run it into a temporary directory and compare with
+// corpus/; to rewrite corpus/ after changing the inputs or the reference:
 //
-//	go generate ./suites/fablepool
+//	go test ./suites/fablepool -update
 package main
 
 import (
@@ -54,7 +55,7 @@ func run(in, dir string) error {
 	if err := dec.Decode(&src); err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
-	rec := suite.Recorded{Format: suite.RecordedFormat, Implementation: "referee protocols/fablepool (go generate ./suites/fablepool)"}
+	rec := suite.Recorded{Format: suite.RecordedFormat, Implementation: "referee protocols/fablepool (suites/fablepool/gen)"}
 
 	for i := range src.Canonicalization {
 		v := &src.Canonicalization[i]

@@ -1,0 +1,187 @@
+package fablepool
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/corpus"
+)
+
+// The suite's own flags.
+const (
+	FlagRecord     = "record"
+	FlagRecorded   = "recorded"
+	FlagResults    = "results"
+	FlagWycheproof = "wycheproof"
+)
+
+// Definition declares the fablepool suite to the engine.
+var Definition = check.Definition{
+	Name:    Name,
+	Summary: "FablePool fablepool-draft-1: canonical JSON, Ed25519, signed operations under mutation, recorded ground truth",
+	Help: `The fablepool suite checks an implementation of the FablePool profile
+fablepool-draft-1 through six ops (canonicalize, public_key, sign, verify,
+sign_op, verify_op): canonical JSON by code point with integers only, Ed25519
+key derivation, deterministic signing and strict verification, and signed
+operation envelopes that the implementation signs, the runner attacks with
+scripted mutations, and the implementation must then accept or reject with
+the expected code. The recorded/ checks compare the live canonical digests,
+public keys, signatures and signed ops with the ground truth in recorded.json.
+
+Without --corpus it runs referee's embedded corpus. --corpus DIR reads
+canonicalization.json, signing.json and op_scenarios.json (or their draft-
+names, as in ../shared/corpora/fablepool), and recorded.json when present.
+--recorded FILE compares with the ground truth in FILE instead; --record FILE
+writes the implementation's own outputs in that format, after a complete run
+of every check only; --wycheproof FILE adds one check per Wycheproof Ed25519
+verification test; --results DIR writes the native report.json into DIR.`,
+	Examples: []string{
+		"referee run fablepool",
+		"referee run fablepool -- node examples/adapters/node/fablepool.mjs",
+		"referee run fablepool --corpus ../shared/corpora/fablepool",
+		"referee run fablepool --wycheproof ../shared/corpora/ed25519/wycheproof_ed25519_test.json --results out",
+		"referee run fablepool --record recorded.json -- node examples/adapters/node/fablepool.mjs",
+		"referee run fablepool --mode prev-order-ignored --run fablepool/op_scenarios",
+	},
+	Flags: []check.Flag{
+		{Name: FlagRecord, Kind: check.FlagString, Usage: "write the implementation's outputs as recorded.json to `FILE` (a complete run of every check only)"},
+		{Name: FlagRecorded, Kind: check.FlagString, Usage: "compare live outputs with the ground truth in `FILE` instead of the corpus's", Repro: true},
+		{Name: FlagResults, Kind: check.FlagString, Usage: "write the native report.json into `DIR`"},
+		{Name: FlagWycheproof, Kind: check.FlagString, Usage: "also run the Wycheproof Ed25519 verify tests in `FILE`", Repro: true},
+	},
+	Modes:    checkModes(),
+	Corpus:   "a directory holding canonicalization.json, signing.json and op_scenarios.json (each also read under a draft- name), and recorded.json when present, e.g. ../shared/corpora/fablepool",
+	Embedded: "referee's FablePool vectors: every vector and scenario of the independent draft under the same name, referee's own, and their recorded.json",
+	Load:     load,
+}
+
+// checkModes lists Modes as the engine sees them.
+func checkModes() []check.Mode {
+	out := make([]check.Mode, len(Modes))
+	for i, m := range Modes {
+		out[i] = check.Mode{Name: m.Name, Doc: m.Doc}
+	}
+	return out
+}
+
+// load builds the suite: the corpus (the embedded one, or o.Corpus), the
+// ground truth to compare with, the Wycheproof checks, and, with --record,
+// a recorder that only this call's checks and After share.
+func load(o check.LoadOptions) (*check.Loaded, error) {
+	var c *corpus.Corpus
+	var err error
+	if o.Corpus == "" {
+		c, err = Embedded()
+	} else {
+		c, err = corpus.OpenDir(o.Corpus)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cp, err := readCorpus(c)
+	if err != nil {
+		return nil, err
+	}
+	truth := cp.Recorded
+	if path := o.Flags.String(FlagRecorded); path != "" {
+		if truth, err = readRecorded(path); err != nil {
+			return nil, err
+		}
+	}
+	var rec *recorder
+	record, results := o.Flags.String(FlagRecord), o.Flags.String(FlagResults)
+	if record != "" {
+		rec = newRecorder()
+	}
+	checks := cp.checks(truth, rec)
+	if path := o.Flags.String(FlagWycheproof); path != "" {
+		w, err := wycheproofChecks(path)
+		if err != nil {
+			return nil, &check.UsageError{Err: err}
+		}
+		checks = append(checks, w...)
+	}
+	return &check.Loaded{
+		Suite: &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: checks},
+		Reference: func(mode string) (adapter.Handler, error) {
+			h, err := Reference(mode)
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		},
+		Native: func(run *check.Run, _ check.Spec) any { return Native(run) },
+		After: func(a check.AfterRun) error {
+			return after(a, cp, rec, record, results)
+		},
+	}, nil
+}
+
+// readRecorded reads --recorded: strict JSON in recorded.json's format.
+func readRecorded(path string) (*Recorded, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &check.UsageError{Err: fmt.Errorf("--recorded: %w", err)}
+	}
+	truth := &Recorded{}
+	if err := corpus.DecodeJSON(raw, truth); err != nil {
+		return nil, &check.UsageError{Err: fmt.Errorf("--recorded %s: %w", path, err)}
+	}
+	if truth.Format != RecordedFormat {
+		return nil, check.Usagef("--recorded %s: format %q, want %q", path, truth.Format, RecordedFormat)
+	}
+	return truth, nil
+}
+
+// after writes --results DIR/report.json and --record FILE. The recorded
+// file is ground truth, so it comes only from a complete run of every check.
+func after(a check.AfterRun, cp *corpusData, rec *recorder, record, results string) error {
+	if results != "" {
+		if err := os.MkdirAll(results, 0o755); err != nil {
+			return &check.UsageError{Err: fmt.Errorf("--results: %w", err)}
+		}
+		if err := writeJSONFile(filepath.Join(results, "report.json"), Native(a.Run)); err != nil {
+			return &check.UsageError{Err: fmt.Errorf("--results: %w", err)}
+		}
+	}
+	if record == "" {
+		return nil
+	}
+	if !a.Run.Complete || !a.Full {
+		return check.Usagef("--record: not written: ground truth comes only from a complete run of every check (this run was %s)", map[bool]string{true: "a selection", false: "incomplete"}[a.Run.Complete])
+	}
+	if err := writeJSONFile(record, rec.recorded(cp, a.Implementation)); err != nil {
+		return &check.UsageError{Err: fmt.Errorf("--record: %w", err)}
+	}
+	return nil
+}
+
+// writeJSONFile writes v as indented JSON through a temporary file in the
+// same directory, renamed into place: a failed write never leaves half a
+// file, nor a stray temporary one.
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(append(b, '\n'))
+	if err := errors.Join(werr, f.Close(), os.Chmod(tmp, 0o644)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

@@ -1,3 +1,0 @@
-package fablepool
-
-//go:generate go run ./gen
