@@ -128,6 +128,7 @@ func attestationChecks(k *AttestationKey) []check.Check {
 		Needs: []string{OpSignRecordAttestation},
 		Explain: fmt.Sprintf("sends: %s {\"seed\": %q, \"signed_record_hash\": %q}\nexpects: ok %q (Ed25519 is deterministic; the message is %q followed by the hash's 32 raw bytes)",
 			OpSignRecordAttestation, hex.EncodeToString(k.Seed), rec.Hash, good, cgp.RecordAttestationDomain),
+		Clause: clauseRecordSigned,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpSignRecordAttestation, map[string]string{"seed": hex.EncodeToString(k.Seed), "signed_record_hash": rec.Hash})
 			if err != nil {
@@ -168,11 +169,19 @@ func attestationChecks(k *AttestationKey) []check.Check {
 		if c.reason != "" {
 			want = `{"valid": false, "reason": "` + c.reason + `"}`
 		}
-		out = append(out, check.Check{
+		clause := clauseRecordVerify
+		switch c.name {
+		case "bare-digest", "placeholder", "wrong-key":
+			clause = clauseRecordSigned
+		case "uppercase-commitment":
+			clause = clauseDigestGrammar
+		}
+		vc := check.Check{
 			ID:      "cgp-vectors/record-attestation/verify/" + c.name,
 			Doc:     c.doc,
 			Needs:   []string{OpVerifyRecordAttestation},
 			Explain: fmt.Sprintf("sends: %s {\"record\": <%s>, \"attestation\": %s, \"public_key\": %q}\nexpects: ok %s", OpVerifyRecordAttestation, rec.Name, check.Clip(string(c.att)), c.pub, want),
+			Clause:  clause,
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, err := s.Call(ctx, OpVerifyRecordAttestation, map[string]any{"record": raw(c.record), "attestation": c.att, "public_key": c.pub})
 				if err != nil {
@@ -202,7 +211,11 @@ func attestationChecks(k *AttestationKey) []check.Check {
 				}
 				return check.Passed()
 			},
-		})
+		}
+		if c.name == "small-order-key" {
+			vc = strictVerifier(vc)
+		}
+		out = append(out, vc)
 	}
 	return out
 }

@@ -1,12 +1,15 @@
-// Package cgpvectors is referee's cgp-vectors suite: the Context Graph
-// Protocol's golden fixture profile (contextgraph-conformance's
-// fixtures/contextgraph-1.0/, fixture profile 1.1.0) run against any
-// implementation: the digest profile's strict parse, normalisation, RFC 8785
-// canonicalisation and SHA-256 digest, and the frame-validity rules a host
-// applies to a served frame (cgp.ValidateFrame and B3's token cost, with
-// referee's frame-rules vectors). It reads a profile directory in the
-// upstream layout, or referee's own embedded profile, which adds cases
-// upstream lacks.
+// Package cgpvectors is referee's cgp-vectors suite, declared to the engine
+// by Definition: the Context Graph Protocol's golden fixture profile
+// (contextgraph-conformance's fixtures/contextgraph-1.0/, fixture profile
+// 1.1.0) run against any implementation: the digest profile's strict parse,
+// normalisation, RFC 8785 canonicalisation and SHA-256 digest, and the
+// frame-validity rules a host applies to a served frame (cgp.ValidateFrame
+// and B3's token cost, with referee's frame-rules vectors); and upstream's
+// vector files: lifecycle record hashes and attestations, the line-range
+// grammar, provenance attestation and the reference envelopes. It reads a
+// profile directory in the upstream layout, or referee's own embedded
+// profile, which adds cases upstream lacks; the vector files are embedded,
+// or read from a directory in upstream's repository layout (--vectors).
 package cgpvectors
 
 import (
@@ -64,15 +67,6 @@ func Embedded() (*corpus.Corpus, error) {
 	return corpus.Open(sub, "embedded:cgp-vectors")
 }
 
-// LoadEmbedded builds the suite from its embedded profile.
-func LoadEmbedded() (*check.Suite, error) {
-	c, err := Embedded()
-	if err != nil {
-		return nil, err
-	}
-	return Load(c)
-}
-
 // Corpus is a fixture profile, read.
 type Corpus struct {
 	Frames    []DigestCase // context-frame.valid.json
@@ -84,7 +78,7 @@ type Corpus struct {
 	// FrameRules are referee's frame-validity vectors, whatever the profile.
 	FrameRules []FrameRuleCase
 	// The vector files, whatever the profile: the embedded copies of
-	// upstream's, each replaced by Options.Vectors's when it has one.
+	// upstream's, each replaced by the --vectors directory's when it has one.
 	Records    []Record           // the lifecycle records
 	Key        *AttestationKey    // the published record attestation test key
 	Ranges     []RangeCase        // the line-range grammar's vectors
@@ -339,30 +333,22 @@ func fields(v canon.Value, where string, keys ...string) (map[string]canon.Value
 	return out, nil
 }
 
-// Options are Load's choices beyond the fixture profile.
-type Options struct {
-	// Vectors, if not nil, is a directory in upstream's repository layout
-	// (VectorPath) whose vector files replace the embedded copies, file by
-	// file; a file it lacks stays embedded. It must hold at least one.
-	Vectors *corpus.Corpus
-}
-
-// Load builds the suite's checks from a fixture profile.
-func Load(c *corpus.Corpus) (*check.Suite, error) { return LoadWith(c, Options{}) }
-
-// LoadWith builds the suite's checks from a fixture profile, with o.
-func LoadWith(c *corpus.Corpus, o Options) (*check.Suite, error) {
+// loadSuite builds the suite's checks from a fixture profile and, when
+// vectors is not nil, the vector files of that directory (in upstream's
+// repository layout, VectorPath) in place of the embedded copies, file by
+// file; a file it lacks stays embedded, and it must hold at least one.
+func loadSuite(c, vectors *corpus.Corpus) (*check.Suite, error) {
 	cp, err := ReadCorpus(c)
 	if err != nil {
 		return nil, err
 	}
 	// The vector files are not part of a fixture profile: they are
-	// referee's embedded copies of upstream's, or o.Vectors's.
+	// referee's embedded copies of upstream's, or vectors's.
 	rc, err := Records()
 	if err != nil {
 		return nil, err
 	}
-	vf := &vectorFiles{dir: o.Vectors, embedded: rc, used: map[string]usedFile{}}
+	vf := &vectorFiles{dir: vectors, embedded: rc, used: map[string]usedFile{}}
 	if cp.Records, err = readRecords(vf.open); err != nil {
 		return nil, err
 	}
@@ -404,8 +390,9 @@ func LoadWith(c *corpus.Corpus, o Options) (*check.Suite, error) {
 	if err := vf.add(fr, FrameRulesFile); err != nil {
 		return nil, err
 	}
-	if o.Vectors != nil && !vf.anyFromDir() {
-		return nil, vf.noneFound(cp.Records)
+	if vectors != nil && !vf.anyFromDir() {
+		// The directory --vectors names is not one of upstream's.
+		return nil, check.Usagef("--%s: %w", FlagVectors, vf.noneFound(cp.Records))
 	}
 	return &check.Suite{Name: Name, Version: Version, Corpus: vf.describe(c.Name, cp.Records), CorpusDigest: vf.digest(c.Digest), Checks: cp.Checks()}, nil
 }

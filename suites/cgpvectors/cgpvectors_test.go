@@ -20,11 +20,23 @@ import (
 
 func embeddedSuite(t *testing.T) *check.Suite {
 	t.Helper()
-	s, err := LoadEmbedded()
+	return loadSuiteWith(t, check.LoadOptions{})
+}
+
+// loadSuiteWith loads the suite through Definition.Load.
+func loadSuiteWith(t *testing.T, o check.LoadOptions) *check.Suite {
+	t.Helper()
+	l, err := Definition.Load(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return l.Suite
+}
+
+// sharedProfile is the suite over upstream's profile in the shared corpora.
+func sharedProfile(t *testing.T, dir, profile string) *check.Suite {
+	t.Helper()
+	return loadSuiteWith(t, check.LoadOptions{Corpus: filepath.Join(dir, "corpora", "cgp", profile)})
 }
 
 func reference(t *testing.T, mode string) adapter.Starter {
@@ -48,14 +60,7 @@ func TestReferencePassesShared(t *testing.T) {
 	dir := sharedtest.Dir(t, "the CGP fixture profiles live in ../shared/corpora/cgp")
 	for _, profile := range []string{"contextgraph-1.0-draft", "contextgraph-1.0"} {
 		t.Run(profile, func(t *testing.T) {
-			c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", profile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := Load(c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := sharedProfile(t, dir, profile)
 			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3,
 			// the 12 embedded lifecycle records x 2, 10 record attestation checks,
 			// 31 range vectors, 61 provenance attestation checks, the 13
@@ -78,15 +83,7 @@ func TestEveryCheckCanFail(t *testing.T) {
 	}
 	checktest.EveryCheckCanFail(t, embeddedSuite(t), broken)
 	if dir, ok := sharedtest.Lookup(); ok {
-		c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", "contextgraph-1.0"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := Load(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checktest.EveryCheckCanFail(t, s, broken)
+		checktest.EveryCheckCanFail(t, sharedProfile(t, dir, "contextgraph-1.0"), broken)
 	}
 }
 
@@ -128,29 +125,6 @@ func TestBrokenModeEvidence(t *testing.T) {
 	}
 }
 
-// TestCorpusIsGenerated regenerates the profile and requires the committed
-// one to match: its expected values come from protocols/cgp, never a hand edit.
-func TestCorpusIsGenerated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("regenerating the corpus runs go run")
-	}
-	out := t.TempDir()
-	if b, err := exec.Command("go", "run", "./gen", "-out", out).CombinedOutput(); err != nil {
-		t.Fatalf("go run ./gen: %v\n%s", err, b)
-	}
-	for _, f := range append(Files, corpus.ManifestName) {
-		want, _ := os.ReadFile(filepath.Join(out, f))
-		got, _ := os.ReadFile(filepath.Join("corpus", f))
-		if len(want) == 0 || string(got) != string(want) {
-			t.Errorf("corpus/%s is not what go generate ./suites/cgpvectors writes: regenerate it", f)
-		}
-	}
-	entries, _ := os.ReadDir(out)
-	if len(entries) != len(Files)+1 {
-		t.Errorf("the generator wrote %d files, want %d", len(entries), len(Files)+1)
-	}
-}
-
 func TestProfileErrors(t *testing.T) {
 	good := map[string]string{}
 	for _, f := range Files {
@@ -187,7 +161,7 @@ func TestProfileErrors(t *testing.T) {
 		return string(m.Encode())
 	}
 	goodMeta := `{"protocol_version":"contextgraph/1.0","fixture_profile_version":"1.1.0","generation_command":"x","files":{}}`
-	if _, err := Load(mk(lockText(goodMeta, good), good)); err != nil {
+	if _, err := loadSuite(mk(lockText(goodMeta, good), good), nil); err != nil {
 		t.Fatalf("good profile: %v", err)
 	}
 	withExtra := map[string]string{"extra.json": "{}"}
@@ -210,7 +184,7 @@ func TestProfileErrors(t *testing.T) {
 		{"unknown member in a case", mk(lockText(goodMeta, badStrict), badStrict), `unknown field "extra"`},
 	}
 	for _, tt := range tests {
-		_, err := Load(tt.c)
+		_, err := loadSuite(tt.c, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.wants) || !strings.Contains(err.Error(), "corpus test") {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.wants)
 		}
@@ -233,29 +207,11 @@ func TestNodeAdapter(t *testing.T) {
 	suites := map[string]*check.Suite{"embedded": embeddedSuite(t)}
 	if dir, ok := sharedtest.Lookup(); ok {
 		for _, profile := range []string{"contextgraph-1.0-draft", "contextgraph-1.0"} {
-			c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", profile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := Load(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			suites[profile] = s
+			suites[profile] = sharedProfile(t, dir, profile)
 		}
 		// The vector files at 00377ab: its reference envelopes
 		// (contextgraph/1.0-draft) and records.
-		ec, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		prof, err := Embedded()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if suites["envelopes-00377ab"], err = LoadWith(prof, Options{Vectors: ec}); err != nil {
-			t.Fatal(err)
-		}
+		suites["envelopes-00377ab"] = loadSuiteWith(t, check.LoadOptions{Flags: check.FlagValues{FlagVectors: filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab")}})
 	}
 	for name, s := range suites {
 		t.Run(name, func(t *testing.T) {

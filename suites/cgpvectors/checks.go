@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
@@ -79,6 +80,7 @@ func normalizedCheck(d DigestCase, op, key string) check.Check {
 		Doc:     op + " of the " + d.Name + " source is its expected_normalized (compared by RFC 8785 bytes)",
 		Needs:   []string{op},
 		Explain: fmt.Sprintf("sends: %s {%q: %s}\nexpects: ok, an object whose RFC 8785 text is %s", op, key, check.Clip(d.Source.String()), check.Clip(strconv.Quote(want))),
+		Clause:  clauseMaterialize,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, op, map[string]json.RawMessage{key: raw(d.Source)})
 			if err != nil {
@@ -126,11 +128,16 @@ func canonicalize(ctx context.Context, s *check.Session, args any, want string) 
 }
 
 func jcsCheck(prefix string, v canon.Value, want string) check.Check {
+	clause := clauseJCS
+	if strings.HasPrefix(prefix, "normalization/") {
+		clause = clauseVectorJCS
+	}
 	return check.Check{
 		ID:      "cgp-vectors/" + prefix + "/jcs",
 		Doc:     "canonicalize of " + prefix + "'s expected_normalized is exactly its expected_jcs_utf8",
 		Needs:   []string{OpCanonicalize},
 		Explain: fmt.Sprintf("sends: canonicalize {\"value\": %s}\nexpects: ok, the string %s, byte for byte", check.Clip(v.String()), check.Clip(strconv.Quote(want))),
+		Clause:  clause,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			got, o, ok := canonicalize(ctx, s, map[string]json.RawMessage{"value": raw(v)}, want)
 			if !ok {
@@ -147,6 +154,7 @@ func shaCheck(prefix string, v canon.Value, want string) check.Check {
 		Doc:     "digest of " + prefix + " is its sha256: \"sha256:\" and the hex SHA-256 of the RFC 8785 text",
 		Needs:   []string{OpDigest},
 		Explain: fmt.Sprintf("sends: digest {\"value\": %s}\nexpects: ok, the string %q", check.Clip(v.String()), want),
+		Clause:  clauseSHA256,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpDigest, map[string]json.RawMessage{"value": raw(v)})
 			if err != nil {
@@ -179,6 +187,7 @@ func strictCheck(c StrictCase) check.Check {
 		Doc:     op + " rejects the " + c.Name + " input: unknown field " + c.UnknownPath,
 		Needs:   []string{op},
 		Explain: fmt.Sprintf("sends: %s {%q: %s}\nexpects: %s", op, c.Target, check.Clip(c.Input.String()), want),
+		Clause:  clauseStrict,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, op, map[string]json.RawMessage{c.Target: raw(c.Input)})
 			if err != nil {
@@ -211,6 +220,7 @@ func citationCheck(c Citation) check.Check {
 		Doc:     "checkFrame finds the " + c.Name + " frame invalid on citation_label (F3: present and non-blank after trimming Unicode White_Space)",
 		Needs:   []string{OpCheckFrame},
 		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s (other violations may come with it)", check.Clip(c.Frame.String()), want),
+		Clause:  rulesClause([]string{cgp.RuleCitation}, ""),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			vd, o, ok := checkFrame(ctx, s, c.Frame, want)
 			if !ok {
@@ -236,6 +246,7 @@ func validCheck(n Named) check.Check {
 		Doc:     "checkFrame finds the " + n.Name + " frame valid under every frame rule",
 		Needs:   []string{OpCheckFrame},
 		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s", check.Clip(n.Frame.String()), want),
+		Clause:  clauseValidFrame,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			vd, o, ok := checkFrame(ctx, s, n.Frame, want)
 			if !ok {
@@ -262,6 +273,7 @@ func vectorNormalizedCheck(v Vector) check.Check {
 		Doc:     "canonicalize of the " + v.Name + " input_json text gives the RFC 8785 text of its expected_normalized",
 		Needs:   []string{OpCanonicalize},
 		Explain: fmt.Sprintf("sends: canonicalize {\"value_text\": %s}\nexpects: ok, the string %s", check.Clip(strconv.Quote(v.InputJSON)), check.Clip(strconv.Quote(want))),
+		Clause:  clauseVectorJCS,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			got, o, ok := canonicalize(ctx, s, map[string]string{"value_text": v.InputJSON}, want)
 			if !ok {

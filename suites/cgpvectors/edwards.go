@@ -3,6 +3,7 @@ package cgpvectors
 import (
 	"math/big"
 	"slices"
+	"sync"
 )
 
 // A few lines of edwards25519 arithmetic over math/big, slow and only for
@@ -10,16 +11,21 @@ import (
 // point P with 8P = identity, and referee recomputes that rather than trust
 // the list (or its own copy of it in protocols/cgp).
 
-var (
-	edP = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
-	// edD is -121665/121666 mod p.
-	edD = func() *big.Int {
-		n := new(big.Int).Sub(edP, big.NewInt(121665))
-		return n.Mul(n, new(big.Int).ModInverse(big.NewInt(121666), edP)).Mod(n, edP)
-	}()
-	// edSqrtM1 is 2^((p-1)/4), a square root of -1.
-	edSqrtM1 = new(big.Int).Exp(big.NewInt(2), new(big.Int).Rsh(new(big.Int).Sub(edP, big.NewInt(1)), 2), edP)
-)
+// edConsts are the field's constants.
+type edConsts struct {
+	p      *big.Int // 2^255 - 19
+	d      *big.Int // -121665/121666 mod p
+	sqrtM1 *big.Int // 2^((p-1)/4), a square root of -1
+}
+
+// edField returns the constants, computed when first needed.
+var edField = sync.OnceValue(func() edConsts {
+	p := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
+	d := new(big.Int).Sub(p, big.NewInt(121665))
+	d.Mul(d, new(big.Int).ModInverse(big.NewInt(121666), p)).Mod(d, p)
+	sqrtM1 := new(big.Int).Exp(big.NewInt(2), new(big.Int).Rsh(new(big.Int).Sub(p, big.NewInt(1)), 2), p)
+	return edConsts{p: p, d: d, sqrtM1: sqrtM1}
+})
 
 type edPoint struct{ x, y *big.Int }
 
@@ -37,46 +43,48 @@ func edY(b []byte) (*big.Int, uint) {
 // above p is reduced mod p instead of refused; ok is false when no point
 // has that y.
 func edDecode(b []byte) (edPoint, bool) {
+	f := edField()
 	y, sign := edY(b)
-	y.Mod(y, edP)
+	y.Mod(y, f.p)
 	y2 := new(big.Int).Mul(y, y)
 	u := new(big.Int).Sub(y2, big.NewInt(1))
-	v := new(big.Int).Add(new(big.Int).Mul(edD, y2), big.NewInt(1))
-	x2 := u.Mul(u, new(big.Int).ModInverse(v.Mod(v, edP), edP))
-	x2.Mod(x2, edP)
-	exp := new(big.Int).Rsh(new(big.Int).Add(edP, big.NewInt(3)), 3)
-	x := new(big.Int).Exp(x2, exp, edP)
-	if new(big.Int).Mod(new(big.Int).Mul(x, x), edP).Cmp(x2) != 0 {
-		x.Mul(x, edSqrtM1).Mod(x, edP)
+	v := new(big.Int).Add(new(big.Int).Mul(f.d, y2), big.NewInt(1))
+	x2 := u.Mul(u, new(big.Int).ModInverse(v.Mod(v, f.p), f.p))
+	x2.Mod(x2, f.p)
+	exp := new(big.Int).Rsh(new(big.Int).Add(f.p, big.NewInt(3)), 3)
+	x := new(big.Int).Exp(x2, exp, f.p)
+	if new(big.Int).Mod(new(big.Int).Mul(x, x), f.p).Cmp(x2) != 0 {
+		x.Mul(x, f.sqrtM1).Mod(x, f.p)
 	}
-	if new(big.Int).Mod(new(big.Int).Mul(x, x), edP).Cmp(x2) != 0 {
+	if new(big.Int).Mod(new(big.Int).Mul(x, x), f.p).Cmp(x2) != 0 {
 		return edPoint{}, false
 	}
 	if x.Sign() == 0 && sign == 1 {
 		return edPoint{}, false
 	}
 	if x.Bit(0) != sign {
-		x.Sub(edP, x)
+		x.Sub(f.p, x)
 	}
 	return edPoint{x, y}, true
 }
 
 // edAdd is the complete twisted Edwards addition law with a = -1.
 func edAdd(a, b edPoint) edPoint {
+	f := edField()
 	mul := func(xs ...*big.Int) *big.Int {
 		r := big.NewInt(1)
 		for _, x := range xs {
-			r.Mul(r, x).Mod(r, edP)
+			r.Mul(r, x).Mod(r, f.p)
 		}
 		return r
 	}
-	t := mul(edD, a.x, b.x, a.y, b.y)
+	t := mul(f.d, a.x, b.x, a.y, b.y)
 	xn := new(big.Int).Add(mul(a.x, b.y), mul(a.y, b.x))
 	yn := new(big.Int).Add(mul(a.y, b.y), mul(a.x, b.x))
 	xd := new(big.Int).Add(big.NewInt(1), t)
 	yd := new(big.Int).Sub(big.NewInt(1), t)
-	yd.Mod(yd, edP)
-	return edPoint{mul(xn, new(big.Int).ModInverse(xd, edP)), mul(yn, new(big.Int).ModInverse(yd, edP))}
+	yd.Mod(yd, f.p)
+	return edPoint{mul(xn, new(big.Int).ModInverse(xd, f.p)), mul(yn, new(big.Int).ModInverse(yd, f.p))}
 }
 
 // edSmallOrder reports whether the encoding decodes (y reduced mod p) to a
@@ -94,6 +102,7 @@ func edSmallOrder(b []byte) bool {
 
 // edCanonical reports whether an encoding's y is below p.
 func edCanonical(b []byte) bool {
+	f := edField()
 	y, _ := edY(b)
-	return y.Cmp(edP) < 0
+	return y.Cmp(f.p) < 0
 }

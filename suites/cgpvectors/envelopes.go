@@ -165,13 +165,14 @@ const noteEnvelope = "the reference is serde_json over the typed envelope: membe
 
 // envelopeChecks are cgp-vectors/envelope/NN-TYPE/{round-trip,respelled}.
 func envelopeChecks(ec EnvelopeCase) []check.Check {
-	mk := func(stage, doc, line string) check.Check {
+	mk := func(stage, doc, line, clause string) check.Check {
 		args, _ := json.Marshal(map[string]string{"line": line})
 		return check.Check{
 			ID:      "cgp-vectors/envelope/" + ec.Name + "/" + stage,
 			Doc:     doc,
 			Needs:   []string{OpRoundTripEnvelope},
 			Explain: fmt.Sprintf("sends: %s {\"line\": %s}\nexpects: ok %s", OpRoundTripEnvelope, check.Clip(jstr(line)), check.Clip(jstr(ec.Line))),
+			Clause:  clause,
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, err := s.Call(ctx, OpRoundTripEnvelope, json.RawMessage(args))
 				if err != nil {
@@ -192,8 +193,8 @@ func envelopeChecks(ec EnvelopeCase) []check.Check {
 		}
 	}
 	return []check.Check{
-		mk("round-trip", "roundTripEnvelope of upstream's reference envelope "+ec.Name+" gives it back byte for byte", ec.Line),
-		mk("respelled", "roundTripEnvelope of envelope "+ec.Name+" respelled (members reversed, whitespace, floats spelled otherwise, an unknown member) gives upstream's line", ec.Respelled),
+		mk("round-trip", "roundTripEnvelope of upstream's reference envelope "+ec.Name+" gives it back byte for byte", ec.Line, clauseEnvelope),
+		mk("respelled", "roundTripEnvelope of envelope "+ec.Name+" respelled (members reversed, whitespace, floats spelled otherwise, an unknown member) gives upstream's line", ec.Respelled, clauseEnvelopeRespelled),
 	}
 }
 

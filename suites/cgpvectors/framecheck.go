@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -296,18 +297,23 @@ func loosen(v canon.Value) canon.Value {
 	return out
 }
 
+// The timestamp grammars, compiled when first used.
 var (
-	timestampZ      = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(Z)$`)
-	timestampOffset = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$`)
+	timestampZ = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(Z)$`)
+	})
+	timestampOffset = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$`)
+	})
 )
 
 // instant reads an F4 timestamp as the rule r does: ok false when r
 // refuses it. With frameRight it agrees with cgp.CheckTimestamp and
 // cgp.ParseTimestamp.
 func (r frameRule) instant(s string) (time.Time, bool) {
-	re := timestampZ
+	re := timestampZ()
 	if r == timeOffsets {
-		re = timestampOffset
+		re = timestampOffset()
 	}
 	m := re.FindStringSubmatch(s)
 	if m == nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,7 +41,19 @@ type FrameRuleCase struct {
 	Rules []string // the rules the frame violates, sorted; empty for a valid frame
 }
 
-var caseName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+// isCaseName reports whether name is lowercase words of a-z and 0-9 joined
+// by single hyphens.
+func isCaseName(name string) bool {
+	if name == "" || name[0] == '-' || name[len(name)-1] == '-' || strings.Contains(name, "--") {
+		return false
+	}
+	for _, r := range name {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 // ReadFrameRules reads frame-rules.json strictly ({note, cases: [{name,
 // rules, note, frame}]}) and checks every case against the Go reference:
@@ -69,7 +80,7 @@ func ReadFrameRules(c *corpus.Corpus) ([]FrameRuleCase, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cf["name"].Kind != canon.String || !caseName.MatchString(cf["name"].Str) {
+		if cf["name"].Kind != canon.String || !isCaseName(cf["name"].Str) {
 			return nil, fmt.Errorf("%s: name is not a lowercase-hyphenated string", w)
 		}
 		fc := FrameRuleCase{Name: cf["name"].Str, Note: cf["note"].Str, Frame: cf["frame"], Rules: []string{}}
@@ -139,6 +150,7 @@ func frameRuleCheck(fc FrameRuleCase) check.Check {
 		Doc:     "checkFrame answers the " + fc.Name + " frame with exactly the rules " + ruleList(fc.Rules) + ": " + fc.Note,
 		Needs:   []string{OpCheckFrame},
 		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s (in any order, a rule may repeat)", check.Clip(fc.Frame.String()), want),
+		Clause:  rulesClause(fc.Rules, fc.Note),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			vd, o, ok := checkFrame(ctx, s, fc.Frame, want)
 			if !ok {

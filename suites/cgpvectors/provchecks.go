@@ -115,11 +115,12 @@ type provCase struct {
 }
 
 func (pc provCase) check() check.Check {
-	return check.Check{
+	c := check.Check{
 		ID:      "cgp-vectors/provenance/" + pc.id,
 		Doc:     pc.doc,
 		Needs:   []string{pc.op},
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s", pc.op, check.Clip(pc.args), jstr(pc.want)),
+		Clause:  opClause(pc.op),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, pc.op, json.RawMessage(pc.args))
 			if err != nil {
@@ -149,6 +150,34 @@ func (pc provCase) check() check.Check {
 			return o
 		},
 	}
+	if pc.weak {
+		// A verifier that accepts a weak key breaks a should.
+		return strictVerifier(c)
+	}
+	return c
+}
+
+// opClause is what a provenance check of op rests on.
+func opClause(op string) string {
+	switch op {
+	case OpEncodeLink:
+		return clauseLink
+	case OpChainHead:
+		return clauseChain
+	case OpFrameCommitment:
+		return clauseCommitment
+	case OpMerkleRoot:
+		return clauseMerkle
+	case OpResultRoot:
+		return clauseResultRoot
+	case OpInclusionProof, OpVerifyInclusion:
+		return clauseProof
+	case OpSignCommitment:
+		return clauseSign
+	case OpVerifyAttestation:
+		return clauseVerdicts
+	}
+	return ""
 }
 
 func note(s string) func(string) []string { return func(string) []string { return []string{s} } }
@@ -484,6 +513,7 @@ func proofCheck(name, doc string, leaves []cgp.Hash, index int, want cgp.Inclusi
 		Doc:     doc,
 		Needs:   []string{OpInclusionProof},
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s (compared by RFC 8785 bytes)", OpInclusionProof, check.Clip(args), wantText),
+		Clause:  opClause(OpInclusionProof),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpInclusionProof, json.RawMessage(args))
 			if err != nil {
@@ -513,6 +543,7 @@ func verifyInclusionCheck(name, doc string, leaf cgp.Hash, p cgp.InclusionProof,
 		Doc:     doc,
 		Needs:   []string{OpVerifyInclusion},
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s", OpVerifyInclusion, check.Clip(args), want),
+		Clause:  opClause(OpVerifyInclusion),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpVerifyInclusion, json.RawMessage(args))
 			if err != nil {

@@ -161,21 +161,10 @@ func TestReadEnvelopesErrors(t *testing.T) {
 }
 
 // TestEnvelopesElsewhere runs the envelope checks over upstream's 00377ab
-// reference envelopes (contextgraph/1.0-draft), through LoadWith's Vectors.
+// reference envelopes (contextgraph/1.0-draft), through --vectors.
 func TestEnvelopesElsewhere(t *testing.T) {
 	dir := sharedtest.Dir(t, "the 00377ab reference envelopes are in ../shared/corpora/cgp/_extra")
-	ec, err := corpus.OpenDir(filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof, err := Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := LoadWith(prof, Options{Vectors: ec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadSuiteWith(t, check.LoadOptions{Flags: check.FlagValues{FlagVectors: filepath.Join(dir, "corpora", "cgp", "_extra", "head-00377ab")}})
 	var draft int
 	for _, c := range s.Checks {
 		if strings.HasPrefix(c.ID, "cgp-vectors/envelope/") && strings.Contains(c.Explain, "contextgraph/1.0-draft") {

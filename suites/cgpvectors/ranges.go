@@ -137,6 +137,7 @@ func rangeCheck(rc RangeCase) check.Check {
 		Doc:     fmt.Sprintf("%s of the %s resource: %s", rng, rc.Resource, map[bool]string{true: "unverifiable (" + rc.Unverifiable + ")", false: strconv.Quote(rc.Bytes)}[rc.Unverifiable != ""]),
 		Needs:   []string{OpRangeDigest},
 		Explain: fmt.Sprintf("sends: %s {\"resource\": %s%s}\nexpects: ok %s", OpRangeDigest, strconv.Quote(rc.Text), map[bool]string{true: ", \"range\": " + strconv.Quote(rc.Range), false: ""}[rc.HasRange], want),
+		Clause:  clauseRange,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpRangeDigest, args)
 			if err != nil {

@@ -167,20 +167,21 @@ func recordChecks(r Record) []check.Check {
 		recordCheck("cgp-vectors/record/"+r.Name+"/hash",
 			"the record_hash of the "+r.Name+" lifecycle record is the published one",
 			"the record fixture "+r.Name+".json, its stored record_hash replaced by "+decoyHash, decoy, r.Hash,
-			"record_hash is sha256 of the RFC 8785 text of the record with its top-level record_hash member removed (not blanked)"),
+			"record_hash is sha256 of the RFC 8785 text of the record with its top-level record_hash member removed (not blanked)", clauseRecordHash),
 		recordCheck("cgp-vectors/record/"+r.Name+"/extension",
 			"an unmodelled namespaced member ("+extensionKey+") is content: it is kept and changes the "+r.Name+" record's hash",
 			"the "+r.Name+" record with "+strings.Replace(`"K": `+extension, "K", extensionKey, 1)+" planted after its first member", ext, extHash,
-			"a member the implementation does not model must be kept and hashed like any other"),
+			"a member the implementation does not model must be kept and hashed like any other", clauseRecordExtension),
 	}
 }
 
-func recordCheck(id, doc, sends string, rec canon.Value, want, hint string) check.Check {
+func recordCheck(id, doc, sends string, rec canon.Value, want, hint, clause string) check.Check {
 	return check.Check{
 		ID:      id,
 		Doc:     doc,
 		Needs:   []string{OpRecordHash},
 		Explain: fmt.Sprintf("sends: %s {\"record\": <%s>}\nexpects: ok %q", OpRecordHash, sends, want),
+		Clause:  clause,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpRecordHash, map[string]json.RawMessage{"record": raw(rec)})
 			if err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 // VectorPath is where upstream's repository keeps the vector file name, as
-// Options.Vectors (referee run cgp-vectors --vectors DIR) looks for it:
+// referee run cgp-vectors --vectors DIR looks for it:
 // tests/vectors/ for range-vectors.json and attestation-vectors.json,
 // schema/ for reference-vectors.ndjson, and tests/fixtures/ for
 // record-hash-vectors.json, record-attestation-key.json and the lifecycle

@@ -48,7 +48,7 @@ func loadVectors(t *testing.T, dir *corpus.Corpus) (*check.Suite, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return LoadWith(prof, Options{Vectors: dir})
+	return loadSuite(prof, dir)
 }
 
 func ids(s *check.Suite) []string {
@@ -180,14 +180,7 @@ func TestVectorsDirShared(t *testing.T) {
 	} {
 		t.Run(tt.dir, func(t *testing.T) {
 			p := filepath.Join(dir, "corpora", "cgp", "_extra", tt.dir)
-			c, err := corpus.OpenDir(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := loadVectors(t, c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := loadSuiteWith(t, check.LoadOptions{Flags: check.FlagValues{FlagVectors: p}})
 			if want := "embedded:cgp-vectors; vectors from " + p + ": " + tt.fromDir + "; embedded: " + tt.embedded; s.Corpus != want {
 				t.Errorf("corpus\n%s\nwant\n%s", s.Corpus, want)
 			}

@@ -1,3 +1,0 @@
-package cgpvectors
-
-//go:generate go run ./gen
