@@ -47,10 +47,7 @@ func nodeChild(b testing.TB) adapter.Starter {
 // suite's wall time), start-up and hello included, against the in-process
 // reference, the same reference as a child process, and the Node adapter.
 func BenchmarkSuite(b *testing.B) {
-	suite, err := LoadEmbedded()
-	if err != nil {
-		b.Fatal(err)
-	}
+	suite := loadDir(b, "").Suite
 	h, _ := Reference("")
 	for _, bc := range []struct {
 		name  string

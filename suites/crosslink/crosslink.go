@@ -1,7 +1,8 @@
 // Package crosslink is referee's Crosslink v1 suite: canonicalJson,
 // encodeFrame and decodeMessage with their stable error codes, over the
 // upstream corpus layout (messages-v1.json, invalid-v1.json) or referee's own
-// embedded corpus, which adds decode-v1.json and limits-v1.json.
+// embedded corpus, which adds decode-v1.json and limits-v1.json. Definition
+// declares it to the engine.
 package crosslink
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	xl "github.com/refereehq/referee/protocols/crosslink"
@@ -48,15 +50,6 @@ func Embedded() (*corpus.Corpus, error) {
 		return nil, err
 	}
 	return corpus.Open(sub, "embedded:crosslink")
-}
-
-// LoadEmbedded builds the suite from its embedded corpus.
-func LoadEmbedded() (*check.Suite, error) {
-	c, err := Embedded()
-	if err != nil {
-		return nil, err
-	}
-	return Load(c)
 }
 
 // Corpus is a Crosslink corpus, read.
@@ -261,11 +254,36 @@ func payloadOf(utf8Text, hexText *string) ([]byte, error) {
 	return b, nil
 }
 
-// Load builds the suite's checks from a corpus.
-func Load(c *corpus.Corpus) (*check.Suite, error) {
+// load is Definition.Load: the suite from opts.Corpus, or from the
+// embedded corpus, its built-in implementation and upstream's report shape.
+// Each call builds its own values.
+func load(opts check.LoadOptions) (*check.Loaded, error) {
+	for name := range opts.Flags {
+		return nil, check.Usagef("the %s suite has no flag --%s", Name, name)
+	}
+	var c *corpus.Corpus
+	var err error
+	if opts.Corpus == "" {
+		c, err = Embedded()
+	} else {
+		c, err = corpus.OpenDir(opts.Corpus)
+	}
+	if err != nil {
+		return nil, err
+	}
 	cp, err := ReadCorpus(c)
 	if err != nil {
 		return nil, err
 	}
-	return &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()}, nil
+	return &check.Loaded{
+		Suite: &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.checks()},
+		Reference: func(mode string) (adapter.Handler, error) {
+			h, err := Reference(mode)
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		},
+		Native: func(run *check.Run, _ check.Spec) any { return Native(run) },
+	}, nil
 }

@@ -1,8 +1,10 @@
 package crosslink
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,32 +17,33 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/golden"
 	"github.com/refereehq/referee/internal/sharedtest"
 	xl "github.com/refereehq/referee/protocols/crosslink"
+	"github.com/refereehq/referee/run"
 )
 
 func embeddedSuite(t *testing.T) *check.Suite {
 	t.Helper()
-	s, err := LoadEmbedded()
+	return loadDir(t, "").Suite
+}
+
+// loadDir loads the suite through Definition.Load from dir ("" for the
+// embedded corpus).
+func loadDir(t testing.TB, dir string) *check.Loaded {
+	t.Helper()
+	l, err := Definition.Load(check.LoadOptions{Corpus: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return l
 }
 
 // upstreamSuite loads ../shared/corpora/crosslink, or skips.
 func upstreamSuite(t *testing.T) *check.Suite {
 	t.Helper()
 	dir := sharedtest.Dir(t, "the upstream Crosslink fixtures live in ../shared/corpora/crosslink")
-	c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "crosslink"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadDir(t, filepath.Join(dir, "corpora", "crosslink")).Suite
 }
 
 func reference(t *testing.T, mode string) adapter.Starter {
@@ -60,9 +63,13 @@ func TestReferencePassesEmbedded(t *testing.T) {
 }
 
 func TestReferencePassesUpstream(t *testing.T) {
-	s := upstreamSuite(t)
-	run := checktest.Run(t, s, reference(t, ""))
-	native := Native(run)
+	dir := sharedtest.Dir(t, "the upstream Crosslink fixtures live in ../shared/corpora/crosslink")
+	l := loadDir(t, filepath.Join(dir, "corpora", "crosslink"))
+	run := checktest.Run(t, l.Suite, reference(t, ""))
+	native, ok := l.Native(run, check.Spec{}).(*NativeReport)
+	if !ok {
+		t.Fatalf("Loaded.Native gives %T", l.Native(run, check.Spec{}))
+	}
 	if native.Passed != 31 || native.Failed != 0 || len(native.Failures) != 0 {
 		t.Errorf("native report = %+v, want upstream's passed: 31", native)
 	}
@@ -70,7 +77,7 @@ func TestReferencePassesUpstream(t *testing.T) {
 
 func TestEveryCheckCanFail(t *testing.T) {
 	broken := map[string]adapter.Starter{}
-	for _, m := range Modes {
+	for _, m := range Definition.Modes {
 		broken[m.Name] = reference(t, m.Name)
 	}
 	checktest.EveryCheckCanFail(t, embeddedSuite(t), broken)
@@ -132,21 +139,34 @@ func TestEmbeddedCorpusCoverage(t *testing.T) {
 
 // TestCorpusIsGenerated regenerates the corpus and requires the committed one
 // to match: positives come from protocols/crosslink, never from a hand edit.
+// With -update it writes corpus/ instead (invalid-v1.json, curated by hand,
+// is only checked).
 func TestCorpusIsGenerated(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() && !golden.Update() {
 		t.Skip("regenerating the corpus runs go run")
 	}
-	out := t.TempDir()
-	raw, _ := os.ReadFile("corpus/invalid-v1.json")
-	os.WriteFile(filepath.Join(out, "invalid-v1.json"), raw, 0o644)
+	out := "corpus"
+	if !golden.Update() {
+		out = t.TempDir()
+		raw, err := os.ReadFile("corpus/invalid-v1.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, InvalidFile), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if b, err := exec.Command("go", "run", "./gen", "-out", out).CombinedOutput(); err != nil {
 		t.Fatalf("go run ./gen: %v\n%s", err, b)
 	}
+	if golden.Update() {
+		return
+	}
 	for _, f := range []string{MessagesFile, DecodeFile, LimitsFile, "manifest.json"} {
-		want, _ := os.ReadFile(filepath.Join(out, f))
-		got, _ := os.ReadFile(filepath.Join("corpus", f))
-		if string(got) != string(want) {
-			t.Errorf("corpus/%s is not what go generate ./suites/crosslink writes: regenerate it", f)
+		generated, _ := os.ReadFile(filepath.Join(out, f))
+		committed, err := os.ReadFile(filepath.Join("corpus", f))
+		if err != nil || !bytes.Equal(committed, generated) {
+			t.Errorf("suites/crosslink/corpus/%s is not what gen writes (go test ./suites/crosslink -run TestCorpusIsGenerated -update rewrites it):\n%s", f, golden.FirstDifference(committed, generated))
 		}
 	}
 }
@@ -260,5 +280,55 @@ func TestExampleAdapters(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestDefinition(t *testing.T) {
+	l := loadDir(t, "")
+	for _, c := range l.Suite.Checks {
+		if c.Level != check.Must || c.Clause == "" {
+			t.Errorf("%s: level %q, clause %q", c.ID, c.Level, c.Clause)
+		}
+	}
+	if l.Suite.Version != "1.0.0" || l.Native == nil || l.Reference == nil {
+		t.Errorf("loaded = %+v", l)
+	}
+	if h, err := l.Reference("no-such-mode"); err == nil || h != nil || !strings.Contains(err.Error(), "codepoint-order") {
+		t.Errorf("unknown mode: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, m := range Definition.Modes {
+		if _, ok := brokenModes[m.Name]; !ok || seen[m.Name] || m.Doc == "" {
+			t.Errorf("mode %q: undocumented, duplicated, or without behaviour", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	if len(seen) != len(brokenModes) {
+		t.Errorf("%d modes declared, %d behaviours", len(seen), len(brokenModes))
+	}
+	var ue *check.UsageError
+	if _, err := Definition.Load(check.LoadOptions{Flags: check.FlagValues{"vectors": "x"}}); !errors.As(err, &ue) {
+		t.Errorf("a flag the suite does not have: %v, want a usage error", err)
+	}
+	if _, err := Definition.Load(check.LoadOptions{Corpus: filepath.Join(t.TempDir(), "missing")}); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("a missing corpus: %v", err)
+	}
+	if other := loadDir(t, ""); other.Suite == l.Suite || &other.Suite.Checks[0] == &l.Suite.Checks[0] {
+		t.Error("two loads share their suite")
+	}
+}
+
+// TestNativeThroughPipeline: the run pipeline renders upstream's report
+// through Loaded.Native.
+func TestNativeThroughPipeline(t *testing.T) {
+	plan, err := run.Prepare(&Definition, check.Spec{Mode: "version-late"}, run.Options{Run: []string{"crosslink/invalid/order-version-before-structure"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := plan.Execute(t.Context())
+	native, ok := res.Native()
+	n, _ := native.(*NativeReport)
+	if !ok || n == nil || n.Failed != 1 || n.Failures[0].Actual != "invalid_message" || res.ExitCode() != 1 {
+		t.Errorf("native = %#v (exit %d)", native, res.ExitCode())
 	}
 }

@@ -17,13 +17,35 @@ import (
 	xl "github.com/refereehq/referee/protocols/crosslink"
 )
 
-// Mode is a deliberately broken variant of the built-in adapter, each one a
-// mistake a Crosslink implementation could plausibly make. Every check of the
-// suite fails under at least one mode.
-type Mode struct {
-	Name string
-	Doc  string
+// modes names and documents the built-in adapter's broken modes, each one
+// a mistake a Crosslink implementation could plausibly make; brokenModes
+// holds what each one does. Every check of the suite fails under at least
+// one mode.
+var modes = []check.Mode{
+	{Name: "codepoint-order", Doc: "sorts keys by code point, as the prose's \"byte-wise\" says, not by UTF-16 code units as the reference does"},
+	{Name: "unsorted", Doc: "keeps members in insertion order"},
+	{Name: "go-float", Doc: "formats numbers with Go's strconv 'g' (1e+06, 1e-07)"},
+	{Name: "html-escape", Doc: `escapes strings as Go's encoding/json does (\u003c, \u2028, U+FFFD for lone surrogates)`},
+	{Name: "reject-surrogates", Doc: "refuses lone surrogates, as an RFC 8785 canonicaliser must"},
+	{Name: "uppercase-surrogates", Doc: `writes lone surrogates as \uD800, not \ud800`},
+	{Name: "little-endian", Doc: "writes the length prefix little-endian, as protobuf's conformance runner does"},
+	{Name: "max-1mib", Doc: "limits payloads to 1 MiB, as PROTOCOL.md says, not the reference's 4 MiB"},
+	{Name: "no-max", Doc: "frames payloads of any size"},
+	{Name: "version-late", Doc: "validates the structure (which wants v \"1.0\") before the version check, so every unsupported version reads as invalid_message"},
+	{Name: "any-type", Doc: "accepts messages of unknown type"},
+	{Name: "lenient-envelope", Doc: "validates only objects with a string v and t; anything else decodes as it is"},
+	{Name: "no-field-checks", Doc: "checks only v and t, not each kind's fields"},
+	{Name: "depth-65", Doc: "allows one more level of nesting than the reference"},
+	{Name: "depth-63", Doc: "allows one level of nesting fewer than the reference"},
+	{Name: "reject-duplicates", Doc: "treats duplicate keys as a parse error instead of last-wins"},
+	{Name: "lenient-utf8", Doc: "replaces invalid UTF-8 with U+FFFD instead of failing with parse_error"},
+	{Name: "parse-as-invalid", Doc: "reports JSON syntax errors as invalid_message"},
+	{Name: "drop-envelope", Doc: "decodeMessage returns the message without its v and t"},
+}
 
+// broken is what a broken mode does differently; the zero value is the
+// honest implementation.
+type broken struct {
 	writer         *mutant.Writer // canonical JSON written this way instead
 	littleEndian   bool
 	maxFrame       int  // payload limit instead of 4 MiB; -1: none
@@ -38,50 +60,56 @@ type Mode struct {
 	dropEnvelope   bool // decodeMessage returns the message without v and t
 }
 
-// Modes lists the built-in adapter's broken modes.
-var Modes = []Mode{
-	{Name: "codepoint-order", Doc: "sorts keys by code point, as the prose's \"byte-wise\" says, not by UTF-16 code units as the reference does", writer: &mutant.Writer{Keys: mutant.CodePoint, Surrogates: mutant.Escape}},
-	{Name: "unsorted", Doc: "keeps members in insertion order", writer: &mutant.Writer{Keys: mutant.Unsorted, Surrogates: mutant.Escape}},
-	{Name: "go-float", Doc: "formats numbers with Go's strconv 'g' (1e+06, 1e-07)", writer: &mutant.Writer{Numbers: mutant.GoFloat, Surrogates: mutant.Escape}},
-	{Name: "html-escape", Doc: `escapes strings as Go's encoding/json does (\u003c, \u2028, U+FFFD for lone surrogates)`, writer: &mutant.Writer{Strings: mutant.HTML}},
-	{Name: "reject-surrogates", Doc: "refuses lone surrogates, as an RFC 8785 canonicaliser must", writer: &mutant.Writer{}},
-	{Name: "uppercase-surrogates", Doc: `writes lone surrogates as \uD800, not \ud800`, writer: &mutant.Writer{Surrogates: mutant.EscapeUpper}},
-	{Name: "little-endian", Doc: "writes the length prefix little-endian, as protobuf's conformance runner does", littleEndian: true},
-	{Name: "max-1mib", Doc: "limits payloads to 1 MiB, as PROTOCOL.md says, not the reference's 4 MiB", maxFrame: 1 << 20},
-	{Name: "no-max", Doc: "frames payloads of any size", maxFrame: -1},
-	{Name: "version-late", Doc: "validates the structure (which wants v \"1.0\") before the version check, so every unsupported version reads as invalid_message", versionLate: true},
-	{Name: "any-type", Doc: "accepts messages of unknown type", anyType: true},
-	{Name: "lenient-envelope", Doc: "validates only objects with a string v and t; anything else decodes as it is", lenient: true},
-	{Name: "no-field-checks", Doc: "checks only v and t, not each kind's fields", noFields: true},
-	{Name: "depth-65", Doc: "allows one more level of nesting than the reference", maxDepth: 65},
-	{Name: "depth-63", Doc: "allows one level of nesting fewer than the reference", maxDepth: 63},
-	{Name: "reject-duplicates", Doc: "treats duplicate keys as a parse error instead of last-wins", strictDupes: true},
-	{Name: "lenient-utf8", Doc: "replaces invalid UTF-8 with U+FFFD instead of failing with parse_error", lenientUTF8: true},
-	{Name: "parse-as-invalid", Doc: "reports JSON syntax errors as invalid_message", parseAsInvalid: true},
-	{Name: "drop-envelope", Doc: "decodeMessage returns the message without its v and t", dropEnvelope: true},
+// brokenModes maps each of modes to its behaviour.
+var brokenModes = map[string]broken{
+	"codepoint-order":      {writer: &mutant.Writer{Keys: mutant.CodePoint, Surrogates: mutant.Escape}},
+	"unsorted":             {writer: &mutant.Writer{Keys: mutant.Unsorted, Surrogates: mutant.Escape}},
+	"go-float":             {writer: &mutant.Writer{Numbers: mutant.GoFloat, Surrogates: mutant.Escape}},
+	"html-escape":          {writer: &mutant.Writer{Strings: mutant.HTML}},
+	"reject-surrogates":    {writer: &mutant.Writer{}},
+	"uppercase-surrogates": {writer: &mutant.Writer{Surrogates: mutant.EscapeUpper}},
+	"little-endian":        {littleEndian: true},
+	"max-1mib":             {maxFrame: 1 << 20},
+	"no-max":               {maxFrame: -1},
+	"version-late":         {versionLate: true},
+	"any-type":             {anyType: true},
+	"lenient-envelope":     {lenient: true},
+	"no-field-checks":      {noFields: true},
+	"depth-65":             {maxDepth: 65},
+	"depth-63":             {maxDepth: 63},
+	"reject-duplicates":    {strictDupes: true},
+	"lenient-utf8":         {lenientUTF8: true},
+	"parse-as-invalid":     {parseAsInvalid: true},
+	"drop-envelope":        {dropEnvelope: true},
 }
 
 // Handler is the built-in adapter: protocols/crosslink, honest or in one of
-// the broken Modes.
-type Handler struct{ mode *Mode }
+// the broken modes of Definition.Modes.
+type Handler struct {
+	name string // the broken mode's name, "" for the honest one
+	mode broken
+}
 
 // Reference returns the built-in adapter in mode ("" for the honest one).
 func Reference(mode string) (*Handler, error) {
 	if mode == "" {
-		return &Handler{mode: &Mode{}}, nil
+		return &Handler{}, nil
 	}
-	m, err := check.FindMode(Name, Modes, func(m *Mode) string { return m.Name }, mode)
-	if err != nil {
+	if _, err := check.FindMode(Name, modes, func(m *check.Mode) string { return m.Name }, mode); err != nil {
 		return nil, err
 	}
-	return &Handler{mode: m}, nil
+	b, ok := brokenModes[mode]
+	if !ok {
+		return nil, fmt.Errorf("%s: broken mode %q has no behaviour (a bug in referee)", Name, mode)
+	}
+	return &Handler{name: mode, mode: b}, nil
 }
 
 // Hello describes the built-in adapter.
 func (h *Handler) Hello() adapter.Hello {
 	name := "referee-crosslink"
-	if h.mode.Name != "" {
-		name += "+" + h.mode.Name
+	if h.name != "" {
+		name += "+" + h.name
 	}
 	return adapter.Hello{Name: name, Version: Version, Ops: []string{OpCanonical, OpFrame, OpDecode}, Concurrency: 8}
 }
@@ -173,7 +201,7 @@ func (h *Handler) frame(payload []byte) ([]byte, error) {
 
 // decode is xl.DecodeMessage, or the mode's variation of it.
 func (h *Handler) decode(payload []byte) (canon.Value, error) {
-	m := h.mode
+	m := &h.mode
 	if !m.breaksDecode() {
 		return xl.DecodeMessage(payload)
 	}
@@ -231,7 +259,7 @@ func checkVersion(v canon.Value) error {
 }
 
 // breaksDecode reports whether the mode changes decodeMessage.
-func (m *Mode) breaksDecode() bool {
+func (m *broken) breaksDecode() bool {
 	return m.versionLate || m.anyType || m.noFields || m.lenient || m.maxDepth != 0 || m.strictDupes ||
 		m.lenientUTF8 || m.parseAsInvalid || m.dropEnvelope
 }

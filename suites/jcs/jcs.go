@@ -1,6 +1,7 @@
 // Package jcs is referee's RFC 8785 (JSON Canonicalization Scheme) suite: it
 // runs an implementation's canonicalJson over referee's embedded vectors, or
-// over a directory in the RFC 8785 test-data layout.
+// over a directory of vectors in referee's format or the RFC 8785 test-data
+// layout. Definition declares it to the engine.
 package jcs
 
 import (
@@ -13,7 +14,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -48,18 +48,41 @@ func Embedded() (*corpus.Corpus, error) {
 	return corpus.Open(sub, "embedded:jcs")
 }
 
-// LoadEmbedded builds the suite from its embedded corpus.
-func LoadEmbedded() (*check.Suite, error) {
-	c, err := Embedded()
+// load is Definition.Load: the suite from opts.Corpus, or from the embedded
+// corpus, and the built-in implementation. Each call builds its own values.
+func load(opts check.LoadOptions) (*check.Loaded, error) {
+	for name := range opts.Flags {
+		return nil, check.Usagef("the %s suite has no flag --%s", Name, name)
+	}
+	var c *corpus.Corpus
+	var err error
+	if opts.Corpus == "" {
+		c, err = Embedded()
+	} else {
+		c, err = corpus.OpenDir(opts.Corpus)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return Load(c)
+	suite, err := suiteOf(c)
+	if err != nil {
+		return nil, err
+	}
+	return &check.Loaded{
+		Suite: suite,
+		Reference: func(mode string) (adapter.Handler, error) {
+			h, err := Reference(mode)
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		},
+	}, nil
 }
 
-// Load builds the suite's checks from a corpus: referee's own format (a
+// suiteOf builds the suite's checks from a corpus: referee's own format (a
 // vectors.json) or the RFC 8785 test-data layout (input/ with output/ or outhex/).
-func Load(c *corpus.Corpus) (*check.Suite, error) {
+func suiteOf(c *corpus.Corpus) (*check.Suite, error) {
 	var checks []check.Check
 	var err error
 	switch {
@@ -85,7 +108,21 @@ func hasPrefix(files []string, prefix string) bool {
 	return false
 }
 
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$`)
+// validName reports whether name makes a check ID: lowercase segments of
+// a-z 0-9 . _ -, separated by /, each starting with a letter or digit.
+func validName(name string) bool {
+	for _, seg := range strings.Split(name, "/") {
+		if seg == "" || seg[0] == '.' || seg[0] == '_' || seg[0] == '-' {
+			return false
+		}
+		for _, r := range seg {
+			if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // vectorsDoc is the referee-jcs/1 format.
 type vectorsDoc struct {
@@ -121,7 +158,7 @@ func loadVectors(c *corpus.Corpus) ([]check.Check, error) {
 	for i, v := range doc.Vectors {
 		where := fmt.Sprintf("corpus %s: %s: vector %d (%q)", c.Name, VectorsFile, i, v.Name)
 		switch {
-		case !namePattern.MatchString(v.Name):
+		case !validName(v.Name):
 			return nil, fmt.Errorf("%s: name must be lowercase slash-separated segments", where)
 		case seen[v.Name]:
 			return nil, fmt.Errorf("%s: duplicate name", where)
@@ -133,7 +170,7 @@ func loadVectors(c *corpus.Corpus) ([]check.Check, error) {
 		if v.Output != nil {
 			out = []byte(*v.Output)
 		}
-		checks = append(checks, canonCheck("jcs/"+v.Name, v.Doc, v.Input, out, v.Reject))
+		checks = append(checks, canonCheck("jcs/"+v.Name, v.Doc, v.Input, out, classify(groupOf(v.Name), v.Input, v.Reject)))
 	}
 	return checks, nil
 }
@@ -147,7 +184,7 @@ func loadRFCLayout(c *corpus.Corpus) ([]check.Check, error) {
 		}
 		base := strings.TrimSuffix(file, ".json")
 		where := fmt.Sprintf("corpus %s: %s", c.Name, f)
-		if !namePattern.MatchString(strings.ToLower(base)) {
+		if !validName(strings.ToLower(base)) {
 			return nil, fmt.Errorf("%s: the file name must make a check ID: letters, digits, '.', '_' and '-'", where)
 		}
 		in, err := c.ReadFile(f)
@@ -181,7 +218,7 @@ func loadRFCLayout(c *corpus.Corpus) ([]check.Check, error) {
 		if want == nil {
 			return nil, fmt.Errorf("%s: no output/%s.json or outhex/%s.txt beside it", where, base, base)
 		}
-		checks = append(checks, canonCheck("jcs/rfc8785/"+base, "RFC 8785 test data "+base, string(in), want, false))
+		checks = append(checks, canonCheck("jcs/rfc8785/"+base, "RFC 8785 test data "+base, string(in), want, classify("", string(in), false)))
 	}
 	if len(checks) == 0 {
 		return nil, fmt.Errorf("corpus %s: input/ holds no .json files", c.Name)
@@ -190,63 +227,94 @@ func loadRFCLayout(c *corpus.Corpus) ([]check.Check, error) {
 }
 
 // canonCheck asks for the canonical text of input and compares it byte for
-// byte with want, or requires a rejection.
-func canonCheck(id, doc, input string, want []byte, reject bool) check.Check {
+// byte with want, or requires a rejection, as cl says.
+func canonCheck(id, doc, input string, want []byte, cl class) check.Check {
 	explain := "sends: " + Op + ` {"value_text": ` + check.Clip(strconv.Quote(input)) + "}\nexpects: "
-	if reject {
+	switch cl.kind {
+	case wantReject:
 		doc = "rejects: " + doc
 		explain += "a rejection (an err reply, with any code or none)"
-	} else {
+	case wantRejectDup:
+		doc = "rejects: " + doc
+		explain += "a rejection (an err reply, with any code or none); accepting the input is a warning"
+	default:
 		explain += check.Clip(string(want)) + fmt.Sprintf("\n         (%d bytes, compared byte for byte)", len(want))
+		if cl.kind == wantOutputDeep {
+			explain += fmt.Sprintf("\n         or a rejection: the input nests %d deep, beyond the %d that must work", cl.depth, MustDepth)
+		}
 	}
 	return check.Check{
 		ID:      id,
 		Doc:     doc,
 		Needs:   []string{Op},
 		Explain: explain,
+		Level:   cl.level,
+		Clause:  cl.clause,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, Op, map[string]string{"value_text": input})
 			if err != nil {
 				return check.Broke(err)
 			}
-			if reject {
+			switch cl.kind {
+			case wantReject, wantRejectDup:
 				if r.Err != nil {
 					return check.Passed()
 				}
-				return check.Failed("accepted an input that RFC 8785 requires to be rejected", "a rejection (err)", r.OK.String())
+				reason := "accepted an input that RFC 8785 requires to be rejected"
+				if cl.kind == wantRejectDup {
+					reason = reasonDuplicates
+				}
+				return check.Failed(reason, "a rejection (err)", r.OK.String())
 			}
 			if r.Err != nil {
-				return check.Failed("rejected a valid input: "+r.Err.Error(), string(want), "err "+r.Err.Error())
+				if cl.kind == wantOutputDeep {
+					return check.Chose(check.ChoseReject)
+				}
+				o := check.Failed("rejected a valid input: "+r.Err.Error(), string(want), "err "+r.Err.Error())
+				if cl.depth > 16 {
+					o.Notes = []string{fmt.Sprintf("the input nests %d deep; nesting up to depth %d must work", cl.depth, MustDepth)}
+				}
+				return o
 			}
 			if r.OK.Kind != canon.String {
 				return check.Failed("ok is "+r.OK.Kind.String()+", not the canonical text as a JSON string", string(want), r.OK.String())
 			}
-			return check.SameBytes("canonical text", want, []byte(r.OK.Str))
+			o := check.SameBytes("canonical text", want, []byte(r.OK.Str))
+			if o.Status == check.Pass && cl.kind == wantOutputDeep {
+				return check.Chose(check.ChoseOutput)
+			}
+			return o
 		},
 	}
 }
 
 // Handler is the built-in adapter: referee's own canon package, honest or in
-// one of the broken Modes.
-type Handler struct{ mode *Mode }
+// one of the broken modes of Definition.Modes.
+type Handler struct {
+	name string  // the broken mode's name, "" for the honest one
+	mode *broken // nil for the honest one
+}
 
 // Reference returns the built-in adapter in mode ("" for the honest one).
 func Reference(mode string) (*Handler, error) {
 	if mode == "" {
 		return &Handler{}, nil
 	}
-	m, err := check.FindMode(Name, Modes, func(m *Mode) string { return m.Name }, mode)
-	if err != nil {
+	if _, err := check.FindMode(Name, modes, func(m *check.Mode) string { return m.Name }, mode); err != nil {
 		return nil, err
 	}
-	return &Handler{mode: m}, nil
+	b, ok := brokenModes[mode]
+	if !ok {
+		return nil, fmt.Errorf("%s: broken mode %q has no behaviour (a bug in referee)", Name, mode)
+	}
+	return &Handler{name: mode, mode: &b}, nil
 }
 
 // Hello describes the built-in adapter.
 func (h *Handler) Hello() adapter.Hello {
 	name := "referee-canon"
-	if h.mode != nil {
-		name += "+" + h.mode.Name
+	if h.name != "" {
+		name += "+" + h.name
 	}
 	return adapter.Hello{Name: name, Version: Version, Ops: []string{Op}, Concurrency: 8}
 }
@@ -293,6 +361,8 @@ func errorCode(err error) string {
 		return "lone_surrogate"
 	case errors.Is(err, canon.ErrNumberRange):
 		return "number_out_of_range"
+	case errors.Is(err, canon.ErrDepth):
+		return "too_deep"
 	}
 	return "parse_error"
 }

@@ -1,6 +1,7 @@
 package jcs
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -14,17 +15,26 @@ import (
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/check/checktest"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/golden"
 	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 func embeddedSuite(t *testing.T) *check.Suite {
 	t.Helper()
-	s, err := LoadEmbedded()
+	return loadSuite(t, "")
+}
+
+// loadSuite loads the suite through Definition.Load from dir ("" for the
+// embedded corpus).
+func loadSuite(t *testing.T, dir string) *check.Suite {
+	t.Helper()
+	l, err := Definition.Load(check.LoadOptions{Corpus: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return l.Suite
 }
 
 // sharedDir returns ../shared (from REFEREE_SHARED), or skips.
@@ -45,53 +55,58 @@ func runSuite(t *testing.T, s *check.Suite, start adapter.Starter) *check.Run {
 }
 
 func TestReferencePasses(t *testing.T) {
-	h, err := Reference("")
+	l, err := Definition.Load(check.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := Test(t, adapter.InProcess(h))
+	h, err := l.Reference("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := checktest.Run(t, l.Suite, adapter.InProcess(h))
 	if n := run.Counts(); n.Pass != len(run.Results) || n.Pass < 300 {
 		t.Errorf("counts = %+v", n)
+	}
+	for _, r := range run.Results {
+		if r.Level == check.May && r.Outcome != check.ChoseOutput {
+			t.Errorf("%s: outcome %q, want the reference to give the output", r.ID, r.Outcome)
+		}
 	}
 }
 
 // TestEveryCheckCanFail runs every broken mode and requires each check to
-// fail under at least one: a check that cannot fail is a defect.
+// fail under at least one (a failed should check counts): a check that
+// cannot fail is a defect. Over the RFC 8785 test data, when present, each
+// check must fail too, though not every mode fails one there.
 func TestEveryCheckCanFail(t *testing.T) {
-	suites := []*check.Suite{embeddedSuite(t)}
-	if dir, ok := sharedtest.Lookup(); ok {
-		c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "jcs"))
+	broken := map[string]adapter.Starter{}
+	for _, m := range Definition.Modes {
+		h, err := Reference(m.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := Load(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		suites = append(suites, s)
+		broken[m.Name] = adapter.InProcess(h)
 	}
-	for i, s := range suites {
-		failed := map[string][]string{}
-		for _, m := range Modes {
-			h, _ := Reference(m.Name)
-			run := runSuite(t, s, adapter.InProcess(h))
-			n := run.Counts()
-			if n.Fail == 0 && i == 0 {
-				t.Errorf("%s: mode %s fails no check", s.Corpus, m.Name)
-			}
-			if n.Error > 0 || n.NotChecked > 0 {
-				t.Errorf("%s: mode %s: %+v (only pass and fail are expected)", s.Corpus, m.Name, n)
-			}
-			for _, r := range run.Results {
-				if r.Status == check.Fail {
-					failed[r.ID] = append(failed[r.ID], m.Name)
-				}
-			}
+	checktest.EveryCheckCanFail(t, embeddedSuite(t), broken)
+
+	dir, ok := sharedtest.Lookup()
+	if !ok {
+		return
+	}
+	s := loadSuite(t, filepath.Join(dir, "corpora", "jcs"))
+	failed := map[string]bool{}
+	for name, start := range broken {
+		run := runSuite(t, s, start)
+		if n := run.Counts(); n.Error > 0 || n.NotChecked > 0 {
+			t.Errorf("%s: mode %s: %+v (only pass and fail are expected)", s.Corpus, name, n)
 		}
-		for _, c := range s.Checks {
-			if len(failed[c.ID]) == 0 {
-				t.Errorf("%s: %s fails under no broken mode", s.Corpus, c.ID)
-			}
+		for _, r := range run.Results {
+			failed[r.ID] = failed[r.ID] || r.Status == check.Fail
+		}
+	}
+	for _, c := range s.Checks {
+		if !failed[c.ID] {
+			t.Errorf("%s: %s fails under no broken mode", s.Corpus, c.ID)
 		}
 	}
 }
@@ -152,38 +167,40 @@ func TestVectorsAgreeWithGowebpki(t *testing.T) {
 }
 
 // TestCorpusIsGenerated regenerates the corpus and requires the committed one
-// to match, so nobody edits vectors.json by hand.
+// to match, so nobody edits vectors.json by hand. With -update it writes
+// corpus/ instead.
 func TestCorpusIsGenerated(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
+		if golden.Update() {
+			t.Fatal("-update: node not found: it is the oracle that makes the expected outputs")
+		}
 		t.Skip("node not found: it is the oracle that makes the expected outputs")
 	}
-	if testing.Short() {
+	if testing.Short() && !golden.Update() {
 		t.Skip("regenerating the corpus runs go run and node")
 	}
 	out := t.TempDir()
+	if golden.Update() {
+		out = "corpus"
+	}
 	cmd := exec.Command("go", "run", "./gen", "-out", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go run ./gen: %v\n%s", err, b)
 	}
+	if golden.Update() {
+		return
+	}
 	for _, f := range []string{"vectors.json", "manifest.json"} {
-		want, _ := os.ReadFile(filepath.Join(out, f))
-		got, _ := os.ReadFile(filepath.Join("corpus", f))
-		if string(got) != string(want) {
-			t.Errorf("corpus/%s is not what go generate ./suites/jcs writes: regenerate it", f)
+		generated, _ := os.ReadFile(filepath.Join(out, f))
+		committed, err := os.ReadFile(filepath.Join("corpus", f))
+		if err != nil || !bytes.Equal(committed, generated) {
+			t.Errorf("suites/jcs/corpus/%s is not what gen writes (go test ./suites/jcs -run TestCorpusIsGenerated -update rewrites it):\n%s", f, golden.FirstDifference(committed, generated))
 		}
 	}
 }
 
 func TestRFC8785Layout(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "corpora", "jcs")
-	c, err := corpus.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadSuite(t, filepath.Join(sharedDir(t), "corpora", "jcs"))
 	var ids []string
 	for _, c := range s.Checks {
 		ids = append(ids, c.ID)
@@ -230,7 +247,7 @@ func TestLoadErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Load(c)
+			_, err = suiteOf(c)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "corpus test") {
 				t.Errorf("Load error = %v, want one naming the corpus and %q", err, tt.want)
 			}
@@ -243,11 +260,19 @@ func TestReferenceModes(t *testing.T) {
 		t.Errorf("unknown mode error = %v", err)
 	}
 	seen := map[string]bool{}
-	for _, m := range Modes {
+	for _, m := range Definition.Modes {
 		if seen[m.Name] || m.Doc == "" {
 			t.Errorf("mode %q duplicated or undocumented", m.Name)
 		}
+		if _, ok := brokenModes[m.Name]; !ok {
+			t.Errorf("mode %q has no behaviour", m.Name)
+		}
 		seen[m.Name] = true
+	}
+	for name := range brokenModes {
+		if !seen[name] {
+			t.Errorf("behaviour %q is not a declared mode", name)
+		}
 	}
 }
 
@@ -263,12 +288,7 @@ func TestExampleAdapters(t *testing.T) {
 	}
 	suites := []*check.Suite{embeddedSuite(t)}
 	if dir, ok := sharedtest.Lookup(); ok {
-		c, err := corpus.OpenDir(filepath.Join(dir, "corpora", "jcs"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, _ := Load(c)
-		suites = append(suites, s)
+		suites = append(suites, loadSuite(t, filepath.Join(dir, "corpora", "jcs")))
 	}
 	for _, a := range adapters {
 		t.Run(a.prog, func(t *testing.T) {

@@ -4,9 +4,10 @@
 // manifest. invalid-v1.json is curated by hand and only checked here: every
 // case must be rejected by the reference with its listed code.
 //
-// Run it from the repository root:
+// The suite's test regenerates it and compares; to rewrite the corpus, run
+// from the repository root:
 //
-//	go generate ./suites/crosslink
+//	go test ./suites/crosslink -run TestCorpusIsGenerated -update
 package main
 
 import (
@@ -138,7 +139,7 @@ func run(dir string) error {
 		cases = append(cases, fmt.Sprintf(`{"name":%s,"obj":%s,"canonical":%s,"frame_hex":%s}`,
 			quote(m.name), m.obj, quote(string(canonical)), quote(hex.EncodeToString(frame))))
 	}
-	if err := write(dir, "messages-v1.json", `{"version":1,"generated_by":"referee protocols/crosslink (go generate ./suites/crosslink)","cases":[`+strings.Join(cases, ",")+`]}`); err != nil {
+	if err := write(dir, "messages-v1.json", `{"version":1,"generated_by":"referee protocols/crosslink (suites/crosslink/gen)","cases":[`+strings.Join(cases, ",")+`]}`); err != nil {
 		return err
 	}
 

@@ -7,9 +7,10 @@
 // output by hand must agree with Node's, or gen stops. Rejections need no
 // oracle: RFC 8785 and I-JSON forbid them.
 //
-// Run it from the repository root:
+// The suite's test regenerates it and compares; to rewrite the corpus, run
+// from the repository root:
 //
-//	go generate ./suites/jcs
+//	go test ./suites/jcs -run TestCorpusIsGenerated -update
 package main
 
 import (
@@ -212,7 +213,9 @@ func vectors() []vector {
 		{Name: "structure/literals", Doc: "true, false and null are kept", Input: `{"t":true,"n":null,"f":false}`, Output: `{"f":false,"n":null,"t":true}`},
 		{Name: "structure/array-order", Doc: "arrays keep their order", Input: `[3,1,2,{"b":0,"a":0}]`, Output: `[3,1,2,{"a":0,"b":0}]`},
 
-		// Rejections: RFC 8785 §3.1 requires I-JSON (RFC 7493) input.
+		// Rejections: lone surrogates (RFC 8785 §3.2.2.2) and numbers beyond
+		// the double range (§3.2.2.3) must be rejected; duplicate names should
+		// be (§3.1 requires I-JSON, RFC 7493, of the data).
 		{Name: "rejects/duplicate-key", Doc: "duplicate keys are not I-JSON", Input: `{"a":1,"a":2}`, Reject: true},
 		{Name: "rejects/duplicate-key-nested", Doc: "a duplicate key deep inside is not I-JSON", Input: `{"x":[{"b":1,"c":0,"b":1}]}`, Reject: true},
 		{Name: "rejects/duplicate-key-escaped", Doc: `"a" and "\u0061" are the same key`, Input: `{"a":1,"\u0061":2}`, Reject: true},
@@ -225,12 +228,27 @@ func vectors() []vector {
 		{Name: "rejects/overflow-just-above-max", Doc: "1.8e308 rounds to infinity", Input: `[1.8e308]`, Reject: true},
 	}
 
-	// Nesting: RFC 8785 sets no depth limit.
+	// Nesting. RFC 8259 §9 lets a parser limit it; depth 64 (arrays and
+	// objects on the deepest path) must work, deeper may be rejected.
+	sorted := `{"b":1,"a":2}`
+	for _, depth := range []int{33, 64, 65} {
+		in := strings.Repeat("[", depth-1) + sorted + strings.Repeat("]", depth-1)
+		doc := fmt.Sprintf("depth %d: %d nested arrays around an object", depth, depth-1)
+		if depth > 64 {
+			doc += ", one deeper than must work"
+		}
+		vs = append(vs, vector{Name: fmt.Sprintf("nesting/depth-%d", depth), Doc: doc, Input: in})
+	}
+	vs = append(vs, vector{
+		Name:  "nesting/depth-64-objects",
+		Doc:   "depth 64: 64 nested objects, each sorted",
+		Input: strings.Repeat(`{"z":0,"a":`, 63) + `{"z":0,"a":1}` + strings.Repeat("}", 63),
+	})
 	for _, depth := range []int{129, 1000, 10001} {
 		in := strings.Repeat("[", depth) + `{"b":1,"a":2}` + strings.Repeat("]", depth)
 		vs = append(vs, vector{
 			Name:  fmt.Sprintf("nesting/arrays-%d", depth),
-			Doc:   fmt.Sprintf("%d nested arrays around an object: there is no depth limit", depth),
+			Doc:   fmt.Sprintf("%d nested arrays around an object", depth),
 			Input: in,
 		})
 	}

@@ -1,0 +1,30 @@
+package crosslink
+
+import "github.com/refereehq/referee/check"
+
+// Definition declares the crosslink suite to the engine.
+var Definition = check.Definition{
+	Name:    Name,
+	Summary: "Crosslink v1: canonicalJson, length-prefixed frames, decodeMessage and its error codes",
+	Help: `The crosslink suite checks a Crosslink v1 implementation byte for byte:
+each positive case three ways (canonicalJson of the message, encodeFrame of
+it, and decodeMessage of its canonical payload canonicalised again), each
+negative payload for its stable error code, and referee's own decode and
+frame-size cases.
+
+Without --corpus it runs referee's embedded corpus; --corpus DIR runs a
+corpus in the upstream layout (messages-v1.json and invalid-v1.json, with
+referee's decode-v1.json and limits-v1.json when present, e.g.
+../shared/corpora/crosslink). --format native prints upstream's report,
+{passed, failed, failures}.`,
+	Examples: []string{
+		"referee run crosslink",
+		"referee run crosslink -- node examples/adapters/node/crosslink.mjs",
+		"referee run crosslink --corpus ../shared/corpora/crosslink --format native -- python3 examples/adapters/python/crosslink.py",
+		"referee run crosslink --mode codepoint-order --run 'crosslink/cases/keys-*'",
+	},
+	Modes:    modes,
+	Corpus:   "a directory in the upstream layout: messages-v1.json and invalid-v1.json, and referee's decode-v1.json and limits-v1.json when present (e.g. ../shared/corpora/crosslink)",
+	Embedded: "referee's corpus (suites/crosslink/corpus): upstream's cases and more, every message kind, decode and frame-size cases",
+	Load:     load,
+}

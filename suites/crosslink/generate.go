@@ -1,3 +1,0 @@
-package crosslink
-
-//go:generate go run ./gen

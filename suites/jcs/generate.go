@@ -1,3 +1,0 @@
-package jcs
-
-//go:generate go run ./gen
