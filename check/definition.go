@@ -31,6 +31,9 @@ type Definition struct {
 	// Load builds the suite. It may be called any number of times; each
 	// call returns values of its own.
 	Load func(LoadOptions) (*Loaded, error)
+	// Validate, if set, refuses a spec the suite cannot run against (a
+	// usage error) before anything is started or sent.
+	Validate func(spec Spec) error
 	// Commands are top-level commands the suite adds to the CLI.
 	Commands []Command
 	// Serve, if set, serves the built-in implementation in the suite's own

@@ -145,7 +145,7 @@ func runOne(ctx context.Context, target Target, client *adapter.Client, c *Check
 		}
 	}
 	if target.GaveUp() {
-		return notRun(res, "the implementation gave up after repeated faults")
+		return notRun(res, "adapter gave up after repeated faults")
 	}
 	if ctx.Err() != nil {
 		return notRun(res, "run interrupted")

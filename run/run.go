@@ -116,6 +116,11 @@ func validate(def *check.Definition, spec check.Spec, o Options) error {
 			return check.Usagef("--url %q: want an http:// or https:// URL", spec.URL)
 		}
 	}
+	if def.Validate != nil {
+		if err := def.Validate(spec); err != nil {
+			return err
+		}
+	}
 	return def.CheckMode(spec.Mode)
 }
 

@@ -62,6 +62,12 @@ never printed.`,
 	Load: func(o check.LoadOptions) (*check.Loaded, error) {
 		return &check.Loaded{Suite: suite(), Native: native, Connect: connect}, nil
 	},
+	Validate: func(spec check.Spec) error {
+		if spec.URL != "" {
+			return loopbackOnly(spec.URL)
+		}
+		return nil
+	},
 	Serve: serve,
 	ServeFlags: []check.Flag{
 		{Name: "docs", Usage: "serve the files of `DIR` (default: the embedded documents)"},
