@@ -1,4 +1,4 @@
 // Package report turns a run's results into documents: human text, the
-// versioned referee-report/1 JSON, JUnit XML, and a suite's native shape; and
+// versioned referee-report/2 JSON, JUnit XML, and a suite's native shape; and
 // it holds the exit-code contract.
 package report

@@ -42,6 +42,7 @@ type junitCase struct {
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
 	Skipped   *junitProblem `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 	SystemErr string        `xml:"system-err,omitempty"`
 }
 
@@ -53,6 +54,11 @@ type junitProblem struct {
 
 // WriteJUnit writes the report as JUnit XML: fail is <failure>, error is
 // <error>, not-checked is <skipped>, and the evidence is the element's text.
+// A failed should check is a warning, a passed testcase whose <system-out>
+// holds the reason and evidence, except under strict, where it is a
+// <failure type="should">. Every testcase's <system-out> opens with its
+// level ("level: must"); JUnit's schema (Jenkins xUnit's junit-10.xsd)
+// allows no properties and no other attributes on a testcase.
 func WriteJUnit(w io.Writer, r *Report) error {
 	secs := func(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
 	s := junitSuite{
@@ -71,19 +77,41 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			{"corpus_digest", r.Suite.CorpusDigest},
 			{"complete", fmt.Sprint(r.Complete)},
 			{"conformant", fmt.Sprint(r.Conformant)},
+			{"strict", fmt.Sprint(r.Strict)},
+			{"warnings", fmt.Sprint(r.Counts.Warn)},
 		},
+	}
+	if r.Strict {
+		s.Failures += r.Counts.Warn // a failed should check blocks: a <failure>
 	}
 	if b := r.Baseline; b != nil {
 		s.Properties = append(s.Properties, junitProperty{"baseline", fmt.Sprintf("%d known failing, %d known flaky, %d unexpected, %d stale", b.KnownFailing, b.KnownFlaky, b.Unexpected, b.Stale)})
 	}
 	for _, c := range r.Checks {
 		jc := junitCase{Name: c.ID, Classname: classname(c.ID), Time: secs(c.DurationMS)}
+		out := []string{"level: " + c.Level}
+		if c.Outcome != "" {
+			out = append(out, "outcome: "+c.Outcome)
+		}
 		problem := &junitProblem{Message: c.Reason, Type: c.Status, Text: evidenceText(c)}
+		warning := c.Status == "fail" && c.Level == "should"
+		if warning {
+			problem.Type = c.Level
+		}
 		if c.Known != "" {
 			problem.Type += " (known " + c.Known + ")"
 		}
 		switch c.Status {
 		case "fail":
+			if warning && !r.Strict {
+				// A warning: the testcase passes, and says why it warns.
+				out = append(out, "warning: "+quote(c.Reason))
+				if c.Known != "" {
+					out = append(out, "known: "+c.Known)
+				}
+				out = append(out, evidenceLines(c, false)...)
+				break
+			}
 			jc.Failure = problem
 		case "error":
 			jc.Error = problem
@@ -95,6 +123,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 				s.Failures++
 			}
 		}
+		jc.SystemOut = strings.Join(out, "\n") + "\n"
 		if c.Evidence != nil {
 			jc.SystemErr = c.Evidence.Stderr
 		}

@@ -9,17 +9,17 @@ import (
 )
 
 // Format is the name and version of the JSON report format.
-const Format = "referee-report/1"
+const Format = "referee-report/2"
 
 // The exit codes of the contract.
 const (
-	ExitOK         = 0 // every selected check passed or was not-checked, and at least one passed
-	ExitFailed     = 1 // a check failed or ended in error, or nothing was checked
+	ExitOK         = 0 // every selected must and may check passed or was not-checked, and at least one check passed
+	ExitFailed     = 1 // a must or may check failed, a check ended in error, nothing passed, or under strict a should check failed or a check was not-checked
 	ExitUsage      = 2 // usage, configuration or corpus error
 	ExitIncomplete = 3 // the implementation could not be started, or the run gave up
 )
 
-// Report is the referee-report/1 document.
+// Report is the referee-report/2 document.
 type Report struct {
 	Format         string         `json:"format"`
 	Tool           Tool           `json:"tool"`
@@ -40,7 +40,7 @@ type Report struct {
 type Baseline struct {
 	KnownFailing int `json:"known_failing"` // listed as failing, and failed
 	KnownFlaky   int `json:"known_flaky"`   // listed as flaky, and failed
-	Unexpected   int `json:"unexpected"`    // failed, not listed
+	Unexpected   int `json:"unexpected"`    // failed, not listed (a failed should check only under strict)
 	Stale        int `json:"stale"`         // failing entries none of whose checks failed
 	// StaleEntries are those entries, as "FILE:LINE PATTERN".
 	StaleEntries []string `json:"stale_entries,omitempty"`
@@ -75,6 +75,8 @@ type Implementation struct {
 type Check struct {
 	ID         string    `json:"id"`
 	Status     string    `json:"status"`
+	Level      string    `json:"level"`             // "must", "should" or "may"
+	Outcome    string    `json:"outcome,omitempty"` // the outcome a passing may check chose: "output", "rejected"
 	Reason     string    `json:"reason,omitempty"`
 	Expected   *string   `json:"expected,omitempty"`
 	Actual     *string   `json:"actual,omitempty"`
@@ -99,8 +101,9 @@ type Exchange struct {
 	Reply   string `json:"reply,omitempty"`
 }
 
-// New builds the report of run. strict makes not-checked results block
-// conformance. A run with a baseline applied (check.ApplyBaseline) is judged
+// New builds the report of run. A failed should check is a warning: it
+// blocks conformance only under strict, which makes not-checked results
+// block too. A run with a baseline applied (check.ApplyBaseline) is judged
 // against it: use WithBaseline.
 func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool) *Report {
 	r := &Report{
@@ -120,13 +123,21 @@ func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict boo
 		r.Implementation.Ops = []string{}
 	}
 	for _, res := range run.Results {
+		level := res.Level
+		if level == "" {
+			level = check.Must
+		}
 		c := Check{
 			ID:         res.ID,
 			Status:     string(res.Status),
+			Level:      string(level),
 			Reason:     res.Reason,
 			DurationMS: float64(res.Duration.Microseconds()) / 1000,
 			Known:      res.Known,
 			Stale:      res.Stale,
+		}
+		if res.Status == check.Pass && level == check.May {
+			c.Outcome = res.Outcome
 		}
 		if res.Status == check.Fail {
 			exp, act := res.Expected, res.Actual
@@ -143,13 +154,15 @@ func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict boo
 		r.Checks = append(r.Checks, c)
 	}
 	r.Conformant = r.Complete && r.Counts.Fail == 0 && r.Counts.Error == 0 && r.Counts.Pass > 0 &&
-		!(r.Strict && r.Counts.NotChecked > 0)
+		!(r.Strict && (r.Counts.NotChecked > 0 || r.Counts.Warn > 0))
 	return r
 }
 
 // WithBaseline builds the report of a run judged against the
 // implementation's baseline: listed failures do not block the exit code,
-// unlisted ones and stale entries do. conformant still means no failure.
+// unlisted ones and stale entries do. A failed should check is a warning:
+// unexpected only under strict when unlisted, known when listed.
+// conformant still means no failure.
 func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool, stale []check.BaselineEntry) *Report {
 	r := New(tool, suite, impl, run, strict)
 	b := &Baseline{Stale: len(stale)}
@@ -163,7 +176,7 @@ func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, s
 			b.KnownFailing++
 		case res.Known == check.KnownFlaky:
 			b.KnownFlaky++
-		default:
+		case res.Blocks(strict):
 			b.Unexpected++
 		}
 	}
@@ -171,7 +184,13 @@ func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, s
 	return r
 }
 
-// ExitCode applies the exit-code contract to the report.
+// ExitCode applies the exit-code contract to the report, in this order:
+// an incomplete run is ExitIncomplete; a failed must or may check or an
+// error at any level (with a baseline: an unexpected failure or a stale
+// entry) is ExitFailed; under strict, so is a failed should check (with a
+// baseline: an unlisted one); so is a run where nothing passed, and under
+// strict one with a not-checked check. Otherwise ExitOK: a run whose only
+// failures are should checks (warnings) exits 0 without strict.
 func (r *Report) ExitCode() int {
 	switch {
 	case !r.Complete:
@@ -180,6 +199,8 @@ func (r *Report) ExitCode() int {
 		return ExitFailed
 	case r.Baseline == nil && (r.Counts.Fail > 0 || r.Counts.Error > 0):
 		return ExitFailed
+	case r.Baseline == nil && r.Strict && r.Counts.Warn > 0:
+		return ExitFailed // with a baseline, an unlisted warning under strict is unexpected
 	case r.Counts.Pass == 0:
 		return ExitFailed
 	case r.Strict && r.Counts.NotChecked > 0:

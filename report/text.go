@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/fatih/color"
+
+	"github.com/refereehq/referee/check"
 )
 
 // TextOptions tune the human report.
@@ -17,7 +19,9 @@ type TextOptions struct {
 }
 
 // WriteText writes the human report: a header, one line per check (with
-// evidence under every non-pass), and the summary line.
+// evidence under every non-pass), and the summary line. A failed should
+// check is a WARN line, not a FAIL; a passing may check's line names the
+// outcome it chose.
 func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	p := &printer{w: w}
 	paint := func(attr color.Attribute) func(a ...any) string {
@@ -42,13 +46,20 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			}
 			tag = green("PASS ")
 		case "fail":
-			tag = red("FAIL ")
+			if c.Level == string(check.Should) {
+				tag = yellow("WARN ")
+			} else {
+				tag = red("FAIL ")
+			}
 		case "not-checked":
 			tag = yellow("NOT CHECKED")
 		default:
 			tag = magenta("ERROR")
 		}
 		id := c.ID
+		if c.Outcome != "" {
+			id += " (" + c.Level + ": " + c.Outcome + ")"
+		}
 		switch {
 		case c.Stale:
 			id += " " + red("(stale: the baseline lists it as known-failing; remove it)")
@@ -64,14 +75,15 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			p.line("      %s", l)
 		}
 	}
-	n := r.Counts
-	summary := fmt.Sprintf("%d passed, %d failed, %d not checked, %d errors", n.Pass, n.Fail, n.NotChecked, n.Error)
 	if b := r.Baseline; b != nil {
 		for _, e := range b.StaleEntries {
 			p.line("%s %s", red("STALE"), quote(e)+": none of the checks it lists failed; remove it")
 		}
 	}
-	p.line("%s", summary)
+	if r.Strict && r.Counts.Warn > 0 {
+		p.line("%s %s", red("STRICT"), fmt.Sprintf("%d warnings (failed should checks) block conformance under --strict", r.Counts.Warn))
+	}
+	p.line("%s", Summary(r.Counts))
 	if b := r.Baseline; b != nil {
 		p.line("baseline: %d known failing, %d known flaky, %d unexpected, %d stale", b.KnownFailing, b.KnownFlaky, b.Unexpected, b.Stale)
 	}
@@ -88,6 +100,18 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		p.line("%s (%.2fs)", red("NOT CONFORMANT"), float64(r.DurationMS)/1000)
 	}
 	return p.err
+}
+
+// Summary is the text report's summary line: "180 passed, 2 failed, 1 not
+// checked, 0 errors", with the failed should checks counted apart from the
+// failures when there are any: "180 passed, 2 failed, 3 warnings, 1 not
+// checked, 0 errors".
+func Summary(n check.Counts) string {
+	warnings := ""
+	if n.Warn > 0 {
+		warnings = fmt.Sprintf(", %d warnings", n.Warn)
+	}
+	return fmt.Sprintf("%d passed, %d failed%s, %d not checked, %d errors", n.Pass, n.Fail, warnings, n.NotChecked, n.Error)
 }
 
 type printer struct {

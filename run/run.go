@@ -286,7 +286,7 @@ func (r *Result) Finish(writeFailing string) (notes []string, err error) {
 			notes = append(notes, fmt.Sprintf("--write-known-failing: --run/--skip selected %d of the suite's %d checks, so %s was not written (it would forget the others)", len(r.Run.Results), len(p.Loaded.Suite.Checks), writeFailing))
 		default:
 			header := fmt.Sprintf("%s %s: the checks of suite %s this implementation is known to fail.\nRun with --known-failing %s; remove a line once its check passes.", p.opts.Tool.Name, p.opts.Tool.Version, p.Def.Name, writeFailing)
-			if err := WriteFile(writeFailing, check.FailingBaseline(r.Run, header)); err != nil {
+			if err := WriteFile(writeFailing, check.FailingBaselineUnder(r.Run, header, p.opts.Strict)); err != nil {
 				return notes, check.Usagef("--write-known-failing: %w", err)
 			}
 		}

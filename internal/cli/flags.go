@@ -10,7 +10,7 @@ import (
 
 // addFlags declares a suite's flags on fs and returns a function that reads
 // their values once fs is parsed: those given, and the defaults that are
-// not empty (so a suite can tell --flag '' from no flag).
+// not empty (so a suite can tell --flag ” from no flag).
 func addFlags(fs *pflag.FlagSet, flags []check.Flag) func() check.FlagValues {
 	for _, f := range flags {
 		switch f.Kind {
