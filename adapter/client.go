@@ -174,7 +174,7 @@ func (c *Client) current(ctx context.Context) (Conn, int, error) {
 	}
 	if c.conn != nil && exited(c.conn) {
 		// It went away between calls: no check is to blame, but it counts.
-		c.opts.Trace.event("adapter exited between calls")
+		c.opts.Trace.Event("adapter exited between calls")
 		c.stderr = c.conn.Stderr()
 		c.conn.Close()
 		c.conn = nil
@@ -183,7 +183,7 @@ func (c *Client) current(ctx context.Context) (Conn, int, error) {
 		}
 	}
 	if c.conn == nil {
-		c.opts.Trace.event("restarting adapter and replaying hello")
+		c.opts.Trace.Event("restarting adapter and replaying hello")
 		conn, hello, err := c.connect(ctx)
 		if err == nil && !sameHello(hello, c.hello) {
 			conn.Close()
@@ -237,7 +237,7 @@ func (c *Client) countFault() {
 	c.faults++
 	if c.faults >= c.opts.MaxFaults && !c.gaveUp {
 		c.gaveUp = true
-		c.opts.Trace.event("giving up after %d faults in a row", c.faults)
+		c.opts.Trace.Event("giving up after %d faults in a row", c.faults)
 	}
 }
 

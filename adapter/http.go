@@ -33,7 +33,7 @@ func (h *HTTP) Call(ctx context.Context, id int64, op string, args []byte) (*Rep
 	if client == nil {
 		client = http.DefaultClient
 	}
-	h.Trace.line("->", line)
+	h.Trace.Line("->", line)
 	resp, err := client.Do(req)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -50,7 +50,7 @@ func (h *HTTP) Call(ctx context.Context, id int64, op string, args []byte) (*Rep
 		return nil, ex, &Fault{Kind: FaultHTTP, Msg: "reading reply body", Err: err}
 	}
 	body = bytes.TrimRight(body, "\r\n")
-	h.Trace.line("<-", body)
+	h.Trace.Line("<-", body)
 	ex.Reply = body
 	if resp.StatusCode/100 != 2 {
 		return nil, ex, fault(FaultHTTP, body, "POST %s: %s", h.URL, resp.Status)

@@ -28,7 +28,7 @@ func InProcessTraced(h Handler, trace *Trace) Starter {
 	// its slot, so abandoned goroutines cannot pile up without end.
 	slots := make(chan struct{}, max(1, h.Hello().Concurrency))
 	return func(ctx context.Context) (Conn, error) {
-		trace.event("in-process implementation %s", h.Hello().Name)
+		trace.Event("in-process implementation %s", h.Hello().Name)
 		return &local{h: h, trace: trace, slots: slots}, nil
 	}
 }
@@ -45,7 +45,7 @@ func (l *local) Call(ctx context.Context, id int64, op string, args []byte) (r *
 		return nil, nil, err
 	}
 	ex = &Exchange{Request: line}
-	l.trace.line("->", line)
+	l.trace.Line("->", line)
 	// The handler runs in its own goroutine so that the per-call deadline
 	// holds even for a handler that ignores ctx (the goroutine is abandoned).
 	type result struct {
@@ -108,7 +108,7 @@ func (l *local) handle(ctx context.Context, id int64, op string, args []byte, ex
 	}
 	b.WriteByte('}')
 	ex.Reply = b.Bytes()
-	l.trace.line("<-", ex.Reply)
+	l.trace.Line("<-", ex.Reply)
 	r, err = decodeReply(ex.Reply)
 	if err != nil {
 		return nil, ex, fault(FaultBadLine, ex.Reply, "in-process reply is not valid (%v)", err)

@@ -2,18 +2,14 @@ package adapter
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"sync"
 	"time"
 
-	"github.com/refereehq/referee/internal/childlog"
-	"github.com/refereehq/referee/internal/procgroup"
+	"github.com/refereehq/referee/internal/child"
 )
 
 // ProcessConfig says how to start an adapter as a child process.
@@ -29,12 +25,8 @@ type ProcessConfig struct {
 // Process is a Conn to an adapter running as a child process, speaking
 // NDJSON over its stdin and stdout.
 type Process struct {
-	cfg    ProcessConfig
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *os.File // read ends, ours alone: Wait never closes them under a reader
-	errOut *os.File
-	stderr *childlog.Tail
+	cfg   ProcessConfig
+	child *child.Process
 
 	writeMu sync.Mutex
 
@@ -43,15 +35,9 @@ type Process struct {
 	lines   map[int64][]byte // reply line for each delivered id
 	dead    chan struct{}    // closed when the connection is over
 	deadErr *Fault
-	exited  chan struct{} // closed once the process has exited and been waited for
-
-	stdoutDone, stderrDone chan struct{}
-	partial                []byte // an unterminated last stdout line
+	exited  chan struct{} // closed once the process has exited, its output is read and wait has returned
+	partial []byte        // an unterminated last stdout line
 }
-
-// drainWait bounds how long referee waits for the adapter's stdout and
-// stderr to close once the adapter has exited: a grandchild may hold them.
-const drainWait = 500 * time.Millisecond
 
 // StartProcess starts the adapter program. It does not send hello.
 func StartProcess(cfg ProcessConfig) (*Process, error) {
@@ -61,156 +47,67 @@ func StartProcess(cfg ProcessConfig) (*Process, error) {
 	if cfg.Grace == 0 {
 		cfg.Grace = 2 * time.Second
 	}
-	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
-	cmd.Dir = cfg.Dir
-	cmd.Env = cfg.Env
-	procgroup.Set(cmd)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, &Fault{Kind: FaultStart, Msg: "stdin pipe", Err: err}
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, &Fault{Kind: FaultStart, Msg: "stdout pipe", Err: err}
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, &Fault{Kind: FaultStart, Msg: "stderr pipe", Err: err}
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	err = cmd.Start()
-	outW.Close() // the child has its own copies now
-	errW.Close()
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		return nil, &Fault{Kind: FaultStart, Msg: fmt.Sprintf("cannot start %q", cfg.Argv[0]), Err: err}
-	}
 	p := &Process{
-		cfg:        cfg,
-		cmd:        cmd,
-		stdin:      stdin,
-		stdout:     outR,
-		errOut:     errR,
-		stderr:     childlog.NewTail(64 << 10),
-		pending:    make(map[int64]chan *Reply),
-		lines:      make(map[int64][]byte),
-		dead:       make(chan struct{}),
-		exited:     make(chan struct{}),
-		stdoutDone: make(chan struct{}),
-		stderrDone: make(chan struct{}),
+		cfg:     cfg,
+		pending: make(map[int64]chan *Reply),
+		lines:   make(map[int64][]byte),
+		dead:    make(chan struct{}),
+		exited:  make(chan struct{}),
 	}
-	cfg.Trace.event("started %q (pid %d)", cfg.Argv, cmd.Process.Pid)
-	go p.copyStderr()
-	go p.readStdout()
+	p.child = child.New(child.Config{
+		Argv: cfg.Argv, Dir: cfg.Dir, Env: cfg.Env,
+		Name:    "adapter",
+		MaxLine: MaxLine,
+		Stdout:  p.stdout,
+		Stderr:  cfg.Stderr,
+		Trace:   cfg.Trace,
+	})
+	if err := p.child.Start(); err != nil {
+		var se *child.StartError
+		if errors.As(err, &se) {
+			return nil, &Fault{Kind: FaultStart, Msg: se.Step, Err: se.Err}
+		}
+		return nil, &Fault{Kind: FaultStart, Msg: "cannot start the adapter", Err: err}
+	}
 	go p.wait()
 	return p, nil
 }
 
-// copyStderr keeps the tail of stderr, traces it and copies it live.
-func (p *Process) copyStderr() {
-	defer close(p.stderrDone)
-	childlog.Copy(p.errOut, func(chunk []byte) {
-		p.stderr.Write(chunk)
-		p.cfg.Trace.line("!!", bytes.TrimRight(chunk, "\n"))
-		if p.cfg.Stderr != nil {
-			p.cfg.Stderr.Write(chunk)
-		}
-	})
-}
-
-func (p *Process) readStdout() {
-	defer close(p.stdoutDone)
-	br := bufio.NewReaderSize(p.stdout, 64<<10)
-	for {
-		line, err := readLine(br, MaxLine)
-		if errors.Is(err, errLineTooLong) {
-			p.cfg.Trace.line("<-", line[:min(len(line), 4096)])
-			p.fail(fault(FaultTooLong, line, "stdout line longer than %d bytes", MaxLine))
-			break
-		}
-		if err != nil {
-			p.mu.Lock()
-			p.partial = line
-			p.mu.Unlock()
-			break
-		}
-		p.cfg.Trace.line("<-", line)
+// stdout takes each stdout line, and then how stdout ended.
+func (p *Process) stdout(line []byte, err error) {
+	switch {
+	case err == nil:
 		p.deliver(line)
+	case errors.Is(err, child.ErrLineTooLong):
+		p.fail(fault(FaultTooLong, line, "stdout line longer than %d bytes", MaxLine))
+	default:
+		p.mu.Lock()
+		p.partial = line
+		p.mu.Unlock()
 	}
-	// Drain so the child is never blocked writing to a full pipe.
-	io.Copy(io.Discard, p.stdout)
 }
 
-// wait reaps the process, lets its output drain (for a bounded time), and
-// ends the connection with the exit as the fault for any call still waiting.
+// wait waits for the process to exit and its output to be read, then ends
+// the connection with the exit as the fault for any call still waiting.
 func (p *Process) wait() {
-	status := exitStatus(p.cmd.Wait(), p.cmd.ProcessState)
-	drain, cancel := context.WithTimeout(context.Background(), drainWait)
-	defer cancel()
-	for _, done := range []chan struct{}{p.stdoutDone, p.stderrDone} {
-		select {
-		case <-done:
-		case <-drain.Done(): // stays closed, unlike a timer's channel
-		}
-	}
-	// A grandchild may still hold the pipes: stop reading them.
-	p.stdout.Close()
-	p.errOut.Close()
+	defer close(p.exited)
+	p.child.Wait(context.Background())
+	status, _ := p.child.ExitStatus()
 	p.mu.Lock()
 	partial := p.partial
 	p.mu.Unlock()
 	if len(partial) > 0 {
-		p.cfg.Trace.line("<-", partial)
 		status += " in the middle of a stdout line"
 	}
-	p.cfg.Trace.event("adapter %s", status)
 	p.fail(fault(FaultExit, partial, "%s", status))
-	close(p.exited)
 }
 
-var errLineTooLong = errors.New("line too long")
-
-// exitStatus describes how the adapter's process ended.
-func exitStatus(err error, st *os.ProcessState) string {
-	switch {
-	case st == nil:
-		return fmt.Sprintf("ended (%v)", err)
-	case st.Exited():
-		return fmt.Sprintf("exited with status %d", st.ExitCode())
-	}
-	return "ended: " + st.String() // killed by a signal
-}
+// errLineTooLong is the error of a line over MaxLine.
+var errLineTooLong = child.ErrLineTooLong
 
 // readLine reads one line without its newline (or CRLF), failing once the
 // line passes max bytes.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		n := len(line)
-		if err == nil {
-			n-- // the newline
-		}
-		if n > max {
-			return line, errLineTooLong
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return line, err
-		}
-		line = line[:n]
-		if n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
-		return line, nil
-	}
-}
+func readLine(br *bufio.Reader, max int) ([]byte, error) { return child.ReadLine(br, max) }
 
 func (p *Process) deliver(line []byte) {
 	r, err := decodeReply(line)
@@ -248,9 +145,9 @@ func (p *Process) fail(f *Fault) {
 	close(p.dead)
 	p.mu.Unlock()
 	if f.Kind != FaultExit {
-		p.cfg.Trace.event("fault: %s", f.Error())
+		p.cfg.Trace.Event("fault: %s", f.Error())
 	}
-	procgroup.Kill(p.cmd)
+	p.child.Kill()
 }
 
 // Call sends one request line and waits for the reply with the same id.
@@ -281,8 +178,8 @@ func (p *Process) Call(ctx context.Context, id int64, op string, args []byte) (*
 			return
 		default:
 		}
-		p.cfg.Trace.line("->", line)
-		_, err := p.stdin.Write(append(line, '\n'))
+		p.cfg.Trace.Line("->", line)
+		_, err := p.child.Stdin().Write(append(line, '\n'))
 		written <- err
 	}()
 	select {
@@ -361,20 +258,15 @@ func (p *Process) notSent(id int64, ex *Exchange, err error) (*Reply, *Exchange,
 func (p *Process) Done() <-chan struct{} { return p.dead }
 
 // Stderr returns the last 64 KiB the adapter wrote to stderr.
-func (p *Process) Stderr() string { return p.stderr.String() }
+func (p *Process) Stderr() string { return p.child.Stderr() }
 
 // Close closes the adapter's stdin, waits the grace period for it to exit,
-// then kills its process group.
+// then kills its process group. It returns once the adapter's output has
+// been read (or abandoned to a grandchild still holding it) and the
+// connection is over.
 func (p *Process) Close() error {
-	p.stdin.Close()
-	select {
-	case <-p.exited:
-	case <-time.After(p.cfg.Grace):
-		p.cfg.Trace.event("adapter still running %s after stdin closed: killing it", p.cfg.Grace)
-		procgroup.Kill(p.cmd)
-		<-p.exited
-	}
-	procgroup.Kill(p.cmd) // anything the adapter left behind in its group
+	p.child.Stop(context.Background(), p.cfg.Grace)
+	<-p.exited
 	return nil
 }
 

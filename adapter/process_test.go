@@ -222,6 +222,40 @@ func TestCloseKillsStubbornAdapter(t *testing.T) {
 	}
 }
 
+// TestCloseWaitsForStderrCopy: once Close returns, the live copy of the
+// adapter's stderr is complete and no longer written (run with -race: the
+// buffers are not locked).
+func TestCloseWaitsForStderrCopy(t *testing.T) {
+	tests := []struct {
+		mode  string
+		grace time.Duration
+		want  string
+	}{
+		{adaptertest.Good, 0, "fake: got echo\n"},
+		{adaptertest.Stubborn, 100 * time.Millisecond, "fake: got echo\n"},
+		{adaptertest.CrashOnce, 0, "fake: crashing on purpose\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			var live, trace bytes.Buffer
+			cfg := adaptertest.Process(t, tt.mode)
+			cfg.Grace, cfg.Stderr, cfg.Trace = tt.grace, &live, adapter.NewTrace(&trace)
+			p, err := adapter.StartProcess(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Call(context.Background(), 1, "echo", []byte(`{}`))
+			p.Close()
+			if !strings.HasSuffix(live.String(), tt.want) || p.Stderr() != live.String() {
+				t.Errorf("live stderr %q, tail %q; want one ending %q", live.String(), p.Stderr(), tt.want)
+			}
+			if !strings.Contains(trace.String(), "## adapter ") {
+				t.Errorf("trace lacks the exit:\n%s", trace.String())
+			}
+		})
+	}
+}
+
 func TestConcurrentRepliesMatchByID(t *testing.T) {
 	c := dial(t, adaptertest.Process(t, adaptertest.Concurrent), adapter.Options{})
 	if c.Hello().Concurrency != 4 {

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/internal/transcript"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -63,13 +63,20 @@ func IsKind(err error, k Kind) bool {
 
 // Target says which provider to reach: a program (stdio) or a URL (HTTP).
 type Target struct {
-	Argv   []string  // program and arguments, started without a shell
-	Dir    string    // its working directory; "" inherits referee's
-	Env    []string  // its environment; nil inherits referee's
-	Stderr io.Writer // a live copy of its stderr, if set (never read as protocol)
-	URL    string    // the provider's HTTP endpoint
-	Token  string    // a bearer token for HTTP; never printed
-	Trace  *adapter.Trace
+	Argv   []string          // program and arguments, started without a shell
+	Dir    string            // its working directory; "" inherits referee's
+	Env    []string          // its environment; nil inherits referee's
+	Stderr io.Writer         // a live copy of its stderr, if set (never read as protocol)
+	URL    string            // the provider's HTTP endpoint
+	Token  string            // a bearer token for HTTP; never printed
+	Trace  *transcript.Trace // if set, records every line each way
+}
+
+// Exchange is one entry of a host's transcript: a line sent and the reply
+// read back.
+type Exchange struct {
+	Request []byte // the line sent, without its newline
+	Reply   []byte // the reply line, without its newline; nil if none
 }
 
 // String names the target as upstream's report does.
@@ -97,7 +104,7 @@ type transport interface {
 type Host struct {
 	t   transport
 	mu  sync.Mutex
-	log []adapter.Exchange
+	log []Exchange
 	// unanswered are the transcript entries of pipelined lines still
 	// waiting for a reply.
 	unanswered []int
@@ -126,10 +133,10 @@ func (h *Host) Len() int {
 }
 
 // Transcript returns every exchange so far, in order.
-func (h *Host) Transcript() []adapter.Exchange {
+func (h *Host) Transcript() []Exchange {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]adapter.Exchange(nil), h.log...)
+	return append([]Exchange(nil), h.log...)
 }
 
 // Stderr returns the tail of a stdio provider's stderr.
@@ -142,7 +149,7 @@ func (h *Host) exchange(ctx context.Context, timeout time.Duration, line []byte)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	reply, err := h.t.roundTrip(ctx, line)
-	h.record(adapter.Exchange{Request: line, Reply: reply})
+	h.record(Exchange{Request: line, Reply: reply})
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded && !IsKind(err, KindCrashed) {
 			return nil, &Error{Kind: KindTimeout, Msg: fmt.Sprintf("no reply within %s", timeout)}
@@ -315,7 +322,7 @@ func (h *Host) Pipeline(ctx context.Context, lines [][]byte, n int) ([]*cgp.Enve
 		err := s.write(ctx, l)
 		h.mu.Lock()
 		h.unanswered = append(h.unanswered, len(h.log))
-		h.log = append(h.log, adapter.Exchange{Request: l})
+		h.log = append(h.log, Exchange{Request: l})
 		h.mu.Unlock()
 		if err != nil {
 			return nil, err
@@ -349,7 +356,7 @@ func (h *Host) answer(reply []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.unanswered) == 0 {
-		h.log = append(h.log, adapter.Exchange{Request: []byte("(no request: an unsolicited line)"), Reply: reply})
+		h.log = append(h.log, Exchange{Request: []byte("(no request: an unsolicited line)"), Reply: reply})
 		return
 	}
 	// A reply whose id is a waiting line's answers that line; any other, the oldest.
@@ -366,7 +373,7 @@ func (h *Host) answer(reply []byte) {
 	h.unanswered = slices.Delete(h.unanswered, k, k+1)
 }
 
-func (h *Host) record(x adapter.Exchange) {
+func (h *Host) record(x Exchange) {
 	h.mu.Lock()
 	h.log = append(h.log, x)
 	h.mu.Unlock()
@@ -379,7 +386,7 @@ func (h *Host) Shutdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, ShutdownGrace+3*time.Second)
 	defer cancel()
 	line, _ := cgp.Encode(&cgp.Envelope{Type: cgp.TypeShutdown})
-	h.record(adapter.Exchange{Request: line})
+	h.record(Exchange{Request: line})
 	return h.t.shutdown(ctx, line)
 }
 

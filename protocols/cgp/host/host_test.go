@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,18 @@ func TestMain(m *testing.M) {
 	case "crash":
 		bufio.NewReader(os.Stdin).ReadString('\n')
 		os.Exit(3)
+	case "half-line":
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		fmt.Print(`{"type":"handshake_ack"`)
+		os.Exit(4)
+	case "long-line":
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		os.Stdout.Write(append(bytes.Repeat([]byte("x"), cgp.MaxLine+1), '\n'))
+		os.Stdin.Read(make([]byte, 1)) // until killed
+	case "stderr":
+		fmt.Fprintln(os.Stderr, "provider: starting")
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		fmt.Fprintln(os.Stderr, "provider: bye")
 	case "reverse":
 		// Acks, then answers two pipelined queries in reverse order.
 		in := bufio.NewScanner(os.Stdin)
@@ -61,8 +74,10 @@ func TestMain(m *testing.M) {
 	os.Exit(0)
 }
 
-func child(what string) Target {
-	return Target{Argv: []string{os.Args[0]}, Env: append(os.Environ(), envChild+"="+what)}
+func stdioChild(what string) Target {
+	// Under -race a child exiting 0 would sleep a second first.
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	return Target{Argv: []string{os.Args[0]}, Env: append(os.Environ(), envChild+"="+what, "GORACE="+gorace)}
 }
 
 func TestStdioFailures(t *testing.T) {
@@ -74,8 +89,10 @@ func TestStdioFailures(t *testing.T) {
 	}{
 		{"garbage", KindWire, `"hello from a provider"`},
 		{"crash", KindCrashed, "exited with status 3"},
+		{"half-line", KindCrashed, "stdout ended in the middle of a line; the provider exited with status 4"},
+		{"long-line", KindTransport, "longer than 16777216 bytes"},
 	} {
-		h, err := Dial(ctx, child(tc.child))
+		h, err := Dial(ctx, stdioChild(tc.child))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,9 +104,29 @@ func TestStdioFailures(t *testing.T) {
 	}
 }
 
+// TestCloseWaitsForStderrCopy: once Close returns, the live copy of stderr
+// is complete and no longer written (run with -race: the buffer is not
+// locked).
+func TestCloseWaitsForStderrCopy(t *testing.T) {
+	var live bytes.Buffer
+	target := stdioChild("stderr")
+	target.Stderr = &live
+	h, err := Dial(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Handshake(context.Background()); !IsKind(err, KindCrashed) {
+		t.Errorf("a provider that exits: %v", err)
+	}
+	h.Close()
+	if got := live.String(); got != "provider: starting\nprovider: bye\n" || h.Stderr() != got {
+		t.Errorf("live stderr %q, tail %q", got, h.Stderr())
+	}
+}
+
 func TestDraftAckAndShutdownStatus(t *testing.T) {
 	ctx := context.Background()
-	h, err := Dial(ctx, child("ack-then-exit-1"))
+	h, err := Dial(ctx, stdioChild("ack-then-exit-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +219,7 @@ func TestInsecureTransport(t *testing.T) {
 // TestShutdownOfProviderThatDoesNotRead: a write stuck on a full pipe must
 // not hold the shutdown, and the connection is unusable after a timeout.
 func TestShutdownOfProviderThatDoesNotRead(t *testing.T) {
-	h, err := Dial(context.Background(), child("no-read"))
+	h, err := Dial(context.Background(), stdioChild("no-read"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +248,7 @@ func TestShutdownOfProviderThatDoesNotRead(t *testing.T) {
 
 func TestQueryPipelinedMatchesByID(t *testing.T) {
 	ctx := context.Background()
-	h, err := Dial(ctx, child("reverse"))
+	h, err := Dial(ctx, stdioChild("reverse"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +268,7 @@ func TestQueryPipelinedMatchesByID(t *testing.T) {
 
 func TestQueryPipelinedRefusesOtherEnvelopes(t *testing.T) {
 	ctx := context.Background()
-	target := child("reverse")
+	target := stdioChild("reverse")
 	target.Env = append(target.Env, "REFEREE_TEST_HOST_WRONG_TYPE=1")
 	h, err := Dial(ctx, target)
 	if err != nil {

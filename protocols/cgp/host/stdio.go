@@ -1,38 +1,32 @@
 package host
 
 import (
-	"bufio"
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"sync"
 	"time"
 
-	"github.com/refereehq/referee/internal/childlog"
-	"github.com/refereehq/referee/internal/procgroup"
+	"github.com/refereehq/referee/internal/child"
 	"github.com/refereehq/referee/protocols/cgp"
 )
+
+// closeGrace is how long close lets a provider exit on its own after its
+// stdin closes.
+const closeGrace = 100 * time.Millisecond
 
 // stdio is a provider running as a child process in its own process group.
 type stdio struct {
 	target Target
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
+	proc   *child.Process
 	lines  chan []byte   // stdout lines, in order (lock-step: one or two at a time)
 	ended  chan struct{} // closed when stdout ends (EOF, or a line too long)
-	exited chan struct{} // closed when the process has exited
-	quit   chan struct{} // closed by close: the reader stops delivering
-	tail   *childlog.Tail
+	quit   chan struct{} // closed by close and shutdown: no more lines are taken
 
 	writeMu  sync.Mutex
 	mu       sync.Mutex
 	endErr   *Error // why stdout ended
 	broken   *Error // why the connection can no longer be used
-	status   string // how the process exited
-	code     int
 	quitOnce sync.Once
 }
 
@@ -40,101 +34,46 @@ func startStdio(t Target) (*stdio, error) {
 	if len(t.Argv) == 0 {
 		return nil, &Error{Kind: KindSpawn, Msg: "no provider program given"}
 	}
-	cmd := exec.Command(t.Argv[0], t.Argv[1:]...)
-	cmd.Dir, cmd.Env = t.Dir, t.Env
-	procgroup.Set(cmd)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, &Error{Kind: KindSpawn, Msg: err.Error()}
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, &Error{Kind: KindSpawn, Msg: err.Error()}
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, &Error{Kind: KindSpawn, Msg: err.Error()}
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	err = cmd.Start()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		return nil, &Error{Kind: KindSpawn, Msg: fmt.Sprintf("cannot start %q: %v", t.Argv[0], err)}
-	}
 	s := &stdio{
-		target: t, cmd: cmd, stdin: stdin,
-		lines: make(chan []byte, 2), ended: make(chan struct{}), exited: make(chan struct{}), quit: make(chan struct{}),
-		tail: childlog.NewTail(64 << 10),
+		target: t,
+		lines:  make(chan []byte, 2), ended: make(chan struct{}), quit: make(chan struct{}),
 	}
-	t.Trace.Event("started %q (pid %d)", t.Argv, cmd.Process.Pid)
-	go s.readStdout(outR)
-	go s.copyStderr(errR)
-	go func() {
-		err := cmd.Wait()
-		s.mu.Lock()
-		s.status, s.code = exitStatus(err, cmd.ProcessState)
-		s.mu.Unlock()
-		t.Trace.Event("provider %s", s.status)
-		close(s.exited)
-		// A grandchild may hold the pipes open: give it a moment, then stop.
-		time.AfterFunc(500*time.Millisecond, func() { outR.Close(); errR.Close() })
-	}()
+	s.proc = child.New(child.Config{
+		Argv: t.Argv, Dir: t.Dir, Env: t.Env,
+		Name:    "provider",
+		MaxLine: cgp.MaxLine,
+		Stdout:  s.stdout,
+		Stderr:  t.Stderr,
+		Trace:   t.Trace,
+	})
+	if err := s.proc.Start(); err != nil {
+		return nil, &Error{Kind: KindSpawn, Msg: err.Error()}
+	}
 	return s, nil
 }
 
-func exitStatus(err error, st *os.ProcessState) (string, int) {
+// stdout takes each stdout line, and then how stdout ended.
+func (s *stdio) stdout(line []byte, err error) {
 	switch {
-	case st == nil:
-		return fmt.Sprintf("ended (%v)", err), -1
-	case st.Exited():
-		return fmt.Sprintf("exited with status %d", st.ExitCode()), st.ExitCode()
-	}
-	return "ended: " + st.String(), -1
-}
-
-func (s *stdio) readStdout(r io.Reader) {
-	defer close(s.ended)
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		var line []byte
-		for {
-			chunk, err := br.ReadSlice('\n')
-			line = append(line, chunk...)
-			if len(line) > cgp.MaxLine+1 {
-				s.target.Trace.Line("<-", line[:4096])
-				s.end(&Error{Kind: KindTransport, Msg: fmt.Sprintf("a stdout line is longer than %d bytes; the provider was stopped", cgp.MaxLine)})
-				procgroup.Kill(s.cmd)
-				go io.Copy(io.Discard, br) // never block the child on a full pipe
-				return
-			}
-			if err == bufio.ErrBufferFull {
-				continue
-			}
-			if err != nil {
-				if len(line) > 0 {
-					s.target.Trace.Line("<-", line)
-					s.end(&Error{Kind: KindCrashed, Msg: "stdout ended in the middle of a line"})
-				} else {
-					s.end(&Error{Kind: KindCrashed, Msg: "stdout closed"})
-				}
-				return
-			}
-			break
-		}
-		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-		s.target.Trace.Line("<-", line)
+	case err == nil:
 		select {
-		case s.lines <- line:
-		case <-s.quit:
-			go io.Copy(io.Discard, br)
-			return
+		case <-s.quit: // no one will read it
+		default:
+			select {
+			case s.lines <- line:
+			case <-s.quit:
+			}
 		}
+		return
+	case errors.Is(err, child.ErrLineTooLong):
+		// The child package has killed the process group.
+		s.end(&Error{Kind: KindTransport, Msg: fmt.Sprintf("a stdout line is longer than %d bytes; the provider was stopped", cgp.MaxLine)})
+	case len(line) > 0:
+		s.end(&Error{Kind: KindCrashed, Msg: "stdout ended in the middle of a line"})
+	default:
+		s.end(&Error{Kind: KindCrashed, Msg: "stdout closed"})
 	}
+	close(s.ended)
 }
 
 func (s *stdio) end(e *Error) {
@@ -145,28 +84,21 @@ func (s *stdio) end(e *Error) {
 	s.mu.Unlock()
 }
 
-func (s *stdio) copyStderr(r io.Reader) {
-	childlog.Copy(r, func(chunk []byte) {
-		s.tail.Write(chunk)
-		s.target.Trace.Line("!!", bytes.TrimRight(chunk, "\n"))
-		if s.target.Stderr != nil {
-			s.target.Stderr.Write(chunk)
-		}
-	})
-}
-
 // crashed is the error for a provider whose stdout has ended.
 func (s *stdio) crashed() *Error {
 	// Let the exit status arrive, so the message can say how it ended.
+	wait, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
 	select {
-	case <-s.exited:
-	case <-time.After(200 * time.Millisecond):
+	case <-s.proc.Exited():
+	case <-wait.Done():
 	}
+	status, _ := s.proc.ExitStatus()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := *s.endErr
-	if s.status != "" {
-		e.Msg += "; the provider " + s.status
+	if status != "" {
+		e.Msg += "; the provider " + status
 	}
 	return &e
 }
@@ -177,7 +109,7 @@ func (s *stdio) write(ctx context.Context, line []byte) error {
 	go func() {
 		s.writeMu.Lock()
 		defer s.writeMu.Unlock()
-		_, err := s.stdin.Write(append(line[:len(line):len(line)], '\n'))
+		_, err := s.proc.Stdin().Write(append(line[:len(line):len(line)], '\n'))
 		done <- err
 	}()
 	select {
@@ -245,51 +177,45 @@ func (s *stdio) next(ctx context.Context) ([]byte, error) {
 }
 
 func (s *stdio) shutdown(ctx context.Context, line []byte) error {
-	defer procgroup.Kill(s.cmd) // whatever it left behind
 	select {
-	case <-s.exited:
+	case <-s.proc.Exited():
+		s.close()
 		return &Error{Kind: KindCrashed, Msg: "the provider vanished before shutdown could be attempted (" + s.exitText() + ")"}
 	default:
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Second)
 	werr := s.write(wctx, line)
 	cancel()
-	s.stdin.Close() // also ends a write still blocked on a provider that does not read
-	select {
-	case <-s.exited:
-	case <-time.After(ShutdownGrace):
-		procgroup.Kill(s.cmd)
-		<-s.exited
-		return &Error{Kind: KindTimeout, Msg: fmt.Sprintf("the provider did not exit within %s of shutdown; its process group was killed", ShutdownGrace)}
-	case <-ctx.Done():
+	// Nothing is read after shutdown. Stop closes stdin, which also ends a
+	// write still blocked on a provider that does not read, and kills
+	// whatever the provider left behind.
+	s.quitOnce.Do(func() { close(s.quit) })
+	killed, err := s.proc.Stop(ctx, ShutdownGrace)
+	switch {
+	case err != nil:
 		return ctx.Err()
-	}
-	if werr != nil {
+	case killed:
+		return &Error{Kind: KindTimeout, Msg: fmt.Sprintf("the provider did not exit within %s of shutdown; its process group was killed", ShutdownGrace)}
+	case werr != nil:
 		return &Error{Kind: KindCrashed, Msg: "the provider vanished before shutdown could be attempted (" + s.exitText() + ")"}
 	}
-	s.mu.Lock()
-	code, status := s.code, s.status
-	s.mu.Unlock()
-	if code != 0 {
+	if status, code := s.proc.ExitStatus(); code != 0 {
 		return &Error{Kind: KindCrashed, Msg: "after shutdown the provider " + status}
 	}
 	return nil
 }
 
 func (s *stdio) exitText() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return "it " + s.status
+	status, _ := s.proc.ExitStatus()
+	return "it " + status
 }
 
+// close stops the provider: it has closeGrace to exit once its stdin closes,
+// then its process group is killed. It returns once the provider's output
+// has been read (or abandoned to a grandchild still holding it).
 func (s *stdio) close() {
 	s.quitOnce.Do(func() { close(s.quit) })
-	s.stdin.Close()
-	select {
-	case <-s.exited:
-	case <-time.After(100 * time.Millisecond):
-	}
-	procgroup.Kill(s.cmd)
+	s.proc.Stop(context.Background(), closeGrace)
 }
 
-func (s *stdio) stderr() string { return s.tail.String() }
+func (s *stdio) stderr() string { return s.proc.Stderr() }

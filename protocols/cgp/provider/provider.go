@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
-	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -125,7 +125,7 @@ type Provider struct {
 // New returns the provider of docs folder dir in mode ("" for honest), reading every file once to check it.
 func New(dir string, mode string) (*Provider, error) {
 	if mode != "" {
-		if _, err := check.FindMode("cgp provider", Modes, func(m *Mode) string { return m.Name }, mode); err != nil {
+		if err := knownMode(mode); err != nil {
 			return nil, err
 		}
 	}
@@ -153,6 +153,17 @@ func New(dir string, mode string) (*Provider, error) {
 		key:    key,
 		public: hex.EncodeToString(key.Public().(ed25519.PublicKey)),
 	}, nil
+}
+
+// knownMode says why mode is not one of Modes, or nil.
+func knownMode(mode string) error {
+	names := make([]string, len(Modes))
+	for i, m := range Modes {
+		if names[i] = m.Name; m.Name == mode {
+			return nil
+		}
+	}
+	return fmt.Errorf("cgp provider: no broken mode %q (modes: %s)", mode, strings.Join(names, ", "))
 }
 
 // PublicKeyHex is the lowercase hex Ed25519 public key of TestKeySeed, as attester_keys publishes it.

@@ -1,7 +1,4 @@
-// Package childlog holds what referee keeps of a child process's stderr: its
-// tail, read in bounded chunks so a line without a newline cannot exhaust
-// memory.
-package childlog
+package child
 
 import (
 	"bufio"
@@ -9,7 +6,7 @@ import (
 	"sync"
 )
 
-// Tail keeps the last n bytes written to it.
+// Tail keeps the last n bytes written to it; it is safe for concurrent use.
 type Tail struct {
 	mu  sync.Mutex
 	n   int
@@ -37,10 +34,11 @@ func (t *Tail) String() string {
 	return string(t.buf)
 }
 
-// Copy reads r until it ends and hands each chunk to sink: a line with its
-// newline, or at most 64 KiB of a longer one.
-func Copy(r io.Reader, sink func(chunk []byte)) {
-	br := bufio.NewReaderSize(r, 64<<10)
+// copyChunks reads r until it ends and hands each chunk to sink: a line with
+// its newline, or at most chunkSize bytes of a longer one, so a line without
+// a newline cannot exhaust memory.
+func copyChunks(r io.Reader, sink func(chunk []byte)) {
+	br := bufio.NewReaderSize(r, chunkSize)
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {

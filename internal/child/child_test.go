@@ -1,0 +1,351 @@
+package child
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/refereehq/referee/internal/transcript"
+)
+
+// The test binary stands in for the child: envChild names what it does.
+const envChild = "REFEREE_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	what := os.Getenv(envChild)
+	if what == "" {
+		os.Exit(m.Run())
+	}
+	os.Exit(runChild(what))
+}
+
+// runChild is the child's side; it returns the exit status.
+func runChild(what string) int {
+	switch what {
+	case "echo":
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			fmt.Fprintf(os.Stderr, "got %s\n", in.Text())
+			fmt.Printf("%s\r\n", in.Text())
+		}
+	case "long":
+		fmt.Println(strings.Repeat("x", 1000))
+		fmt.Println(strings.Repeat("y", 5000))
+		time.Sleep(time.Hour) // killed for the long line
+	case "exit3":
+		fmt.Fprintln(os.Stderr, "giving up")
+		return 3
+	case "partial":
+		fmt.Print("no newline")
+	case "stderr-flood":
+		for range 4000 {
+			fmt.Fprintln(os.Stderr, strings.Repeat("e", 79))
+		}
+		fmt.Fprintln(os.Stderr, "last")
+	case "stubborn":
+		ignoreTerm()
+		io.Copy(io.Discard, os.Stdin)
+		fmt.Fprintln(os.Stderr, "stdin closed; staying")
+		time.Sleep(time.Hour)
+	case "sleeper":
+		time.Sleep(time.Hour)
+	default:
+		return runChildOS(what)
+	}
+	return 0
+}
+
+// ignoreTerm makes the child deaf to SIGTERM, so only a kill stops it.
+func ignoreTerm() { signal.Ignore(syscall.SIGTERM) }
+
+func child(what string) Config {
+	// Under -race a child exiting 0 would sleep a second first.
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	return Config{Argv: []string{os.Args[0]}, Env: append(os.Environ(), envChild+"="+what, "GORACE="+gorace)}
+}
+
+// lines collects what Config.Stdout receives.
+type lines struct {
+	mu   sync.Mutex
+	got  []string
+	last error
+	end  []byte
+}
+
+func (l *lines) stdout(line []byte, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err != nil {
+		l.last, l.end = err, line
+		return
+	}
+	l.got = append(l.got, string(line))
+}
+
+func start(t *testing.T, cfg Config) *Process {
+	t.Helper()
+	p := New(cfg)
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Stop(context.Background(), 0) })
+	return p
+}
+
+func TestReadLine(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+		err  error
+	}{
+		{"abc\n", 3, "abc", nil},
+		{"abc\r\nnext\n", 4, "abc", nil},
+		{"\n", 3, "", nil},
+		{"abcd\n", 3, "abcd\n", ErrLineTooLong},
+		{"abc", 3, "abc", io.EOF},
+		{"", 3, "", io.EOF},
+		{strings.Repeat("z", 100) + "\n", 20, strings.Repeat("z", 32), ErrLineTooLong},
+		{strings.Repeat("z", 40) + "\n", 40, strings.Repeat("z", 40), nil},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%.12q/%d", tt.in, tt.max), func(t *testing.T) {
+			br := bufio.NewReaderSize(strings.NewReader(tt.in), 16)
+			got, err := ReadLine(br, tt.max)
+			if !errors.Is(err, tt.err) || string(got) != tt.want {
+				t.Errorf("ReadLine = %q, %v; want %q, %v", got, err, tt.want, tt.err)
+			}
+			if len(got) > tt.max+16 {
+				t.Errorf("read %d bytes of a line capped at %d", len(got), tt.max)
+			}
+		})
+	}
+}
+
+func TestTail(t *testing.T) {
+	tests := []struct {
+		writes []string
+		want   string
+	}{
+		{[]string{"abc"}, "abc"},
+		{[]string{"abc", "defg"}, "defg"},
+		{[]string{"abcdefgh"}, "efgh"},
+	}
+	for _, tt := range tests {
+		tl := NewTail(4)
+		for _, w := range tt.writes {
+			tl.Write([]byte(w))
+		}
+		if got := tl.String(); got != tt.want {
+			t.Errorf("%q: tail %q, want %q", tt.writes, got, tt.want)
+		}
+	}
+}
+
+func TestCopyChunksBoundsChunks(t *testing.T) {
+	in := strings.Repeat("x", 200<<10) + "\nshort\n"
+	var chunks [][]byte
+	copyChunks(strings.NewReader(in), func(c []byte) { chunks = append(chunks, bytes.Clone(c)) })
+	var all []byte
+	for _, c := range chunks {
+		if len(c) > chunkSize {
+			t.Fatalf("a chunk of %d bytes", len(c))
+		}
+		all = append(all, c...)
+	}
+	if string(all) != in || string(chunks[len(chunks)-1]) != "short\n" {
+		t.Errorf("%d chunks do not add up to the input", len(chunks))
+	}
+}
+
+// TestExit runs children that end in different ways and checks what the
+// Process says of each.
+func TestExit(t *testing.T) {
+	tests := []struct {
+		what    string
+		status  string
+		code    int
+		lines   []string
+		end     error  // how stdout ended
+		endLine string // the unterminated or over-long line
+		trace   string // a record the trace must hold
+	}{
+		{"exit3", "exited with status 3", 3, nil, io.EOF, "", "## child exited with status 3"},
+		{"partial", "exited with status 0", 0, nil, io.EOF, "no newline", "## child exited with status 0 in the middle of a stdout line"},
+		{"long", "ended: signal: killed", -1, []string{strings.Repeat("x", 1000)}, ErrLineTooLong, "yyyy", "<- yyyy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.what, func(t *testing.T) {
+			t.Parallel()
+			var l lines
+			var trace bytes.Buffer
+			cfg := child(tt.what)
+			cfg.MaxLine, cfg.Stdout, cfg.Trace = 1000, l.stdout, transcript.New(&trace)
+			p := start(t, cfg)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if err := p.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+			status, code := p.ExitStatus()
+			if status != tt.status || code != tt.code {
+				t.Errorf("exit %q, %d; want %q, %d", status, code, tt.status, tt.code)
+			}
+			if fmt.Sprint(l.got) != fmt.Sprint(tt.lines) {
+				t.Errorf("lines %.40q, want %.40q", l.got, tt.lines)
+			}
+			if !errors.Is(l.last, tt.end) || !strings.HasPrefix(string(l.end), tt.endLine) {
+				t.Errorf("stdout ended with %v and %.20q, want %v and %q", l.last, l.end, tt.end, tt.endLine)
+			}
+			if tt.end == ErrLineTooLong && len(l.end) > cfg.MaxLine+chunkSize {
+				t.Errorf("an over-long line of %d bytes was read with a cap of %d", len(l.end), cfg.MaxLine)
+			}
+			if !strings.Contains(trace.String(), tt.trace) {
+				t.Errorf("trace lacks %q:\n%.2000s", tt.trace, trace.String())
+			}
+		})
+	}
+}
+
+func TestEchoAndStderr(t *testing.T) {
+	var l lines
+	var live, trace bytes.Buffer // plain buffers: Stop must leave no writer running
+	cfg := child("echo")
+	cfg.Name, cfg.Stdout, cfg.Stderr, cfg.Trace = "adapter", l.stdout, &live, transcript.New(&trace)
+	p := start(t, cfg)
+	if _, err := io.WriteString(p.Stdin(), "one\ntwo\n"); err != nil {
+		t.Fatal(err)
+	}
+	killed, err := p.Stop(context.Background(), 10*time.Second)
+	if killed || err != nil {
+		t.Fatalf("Stop = %v, %v", killed, err)
+	}
+	if fmt.Sprint(l.got) != "[one two]" || l.last != io.EOF {
+		t.Errorf("lines %q ended by %v", l.got, l.last)
+	}
+	if live.String() != "got one\ngot two\n" || p.Stderr() != live.String() {
+		t.Errorf("live stderr %q, tail %q", live.String(), p.Stderr())
+	}
+	for _, want := range []string{"## started [", "<- one", "!! got two", "## adapter exited with status 0"} {
+		if !strings.Contains(trace.String(), want) {
+			t.Errorf("trace lacks %q:\n%s", want, trace.String())
+		}
+	}
+}
+
+// TestStopWaitsForStderr: once Stop returns, the stderr copier has written
+// its last byte (run with -race: the buffer is not locked).
+func TestStopWaitsForStderr(t *testing.T) {
+	tests := []struct {
+		what  string
+		grace time.Duration
+	}{
+		{"stderr-flood", 10 * time.Second},
+		{"exit3", 10 * time.Second},
+		{"stubborn", 50 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.what, func(t *testing.T) {
+			t.Parallel()
+			var live bytes.Buffer
+			cfg := child(tt.what)
+			cfg.Stderr = &live
+			p := start(t, cfg)
+			if tt.what == "stderr-flood" {
+				// Let it write everything first, so the tail is full.
+				<-p.Exited()
+			}
+			if _, err := p.Stop(context.Background(), tt.grace); err != nil {
+				t.Fatal(err)
+			}
+			got := live.String()
+			if !strings.HasSuffix(got, "\n") || p.Stderr() != got[max(0, len(got)-TailSize):] {
+				t.Errorf("live copy of %d bytes ends %q; tail of %d bytes ends %q", len(got), got[max(0, len(got)-20):], len(p.Stderr()), p.Stderr()[max(0, len(p.Stderr())-20):])
+			}
+			if tt.what == "stderr-flood" && (len(p.Stderr()) != TailSize || !strings.HasSuffix(p.Stderr(), "\nlast\n")) {
+				t.Errorf("tail of %d bytes ends %q", len(p.Stderr()), p.Stderr()[max(0, len(p.Stderr())-20):])
+			}
+		})
+	}
+}
+
+func TestStopKillsAfterGrace(t *testing.T) {
+	var trace bytes.Buffer
+	cfg := child("stubborn")
+	cfg.Name, cfg.Trace = "provider", transcript.New(&trace)
+	p := start(t, cfg)
+	const grace = 200 * time.Millisecond
+	begin := time.Now()
+	killed, err := p.Stop(context.Background(), grace)
+	if !killed || err != nil {
+		t.Fatalf("Stop = %v, %v; want killed", killed, err)
+	}
+	if d := time.Since(begin); d < grace || d > grace+5*time.Second {
+		t.Errorf("Stop took %s with a grace of %s", d, grace)
+	}
+	if status, _ := p.ExitStatus(); status != "ended: signal: killed" {
+		t.Errorf("status %q", status)
+	}
+	if want := "## provider still running 200ms after stdin closed: killing it"; !strings.Contains(trace.String(), want) {
+		t.Errorf("trace lacks %q:\n%s", want, trace.String())
+	}
+}
+
+func TestStopWhenContextEnds(t *testing.T) {
+	p := start(t, child("stubborn"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	killed, err := p.Stop(ctx, time.Hour)
+	if killed || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Stop = %v, %v; want context.Canceled", killed, err)
+	}
+	select {
+	case <-p.Done():
+	default:
+		t.Error("Stop returned before Done")
+	}
+}
+
+func TestWaitWhenContextEnds(t *testing.T) {
+	p := start(t, child("sleeper"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait = %v; want context.Canceled", err)
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		step string
+	}{
+		{"no-argv", nil, "cannot start"},
+		{"no-such-program", []string{"/nonexistent/program"}, `cannot start "/nonexistent/program"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New(Config{Argv: tt.argv})
+			err := p.Start()
+			var se *StartError
+			if !errors.As(err, &se) || se.Step != tt.step {
+				t.Fatalf("Start = %v; want a StartError at %q", err, tt.step)
+			}
+			p.Kill() // no-ops on a process never started
+			if killed, err := p.Stop(context.Background(), time.Second); killed || err != nil {
+				t.Errorf("Stop of a process never started = %v, %v", killed, err)
+			}
+		})
+	}
+}
