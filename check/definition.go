@@ -228,3 +228,15 @@ func (d *Definition) CheckMode(mode string) error {
 type ExitCode int
 
 func (e ExitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// ReferenceOf adapts a suite's typed reference constructor to
+// Loaded.Reference; a failed call returns a nil Handler, never a typed nil.
+func ReferenceOf[H adapter.Handler](reference func(mode string) (H, error)) func(mode string) (adapter.Handler, error) {
+	return func(mode string) (adapter.Handler, error) {
+		h, err := reference(mode)
+		if err != nil {
+			return nil, err
+		}
+		return h, nil
+	}
+}

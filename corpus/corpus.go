@@ -361,3 +361,11 @@ func (m *Manifest) Encode() []byte {
 	out.WriteByte('\n')
 	return out.Bytes()
 }
+
+// OpenDirOr opens the corpus in dir, or the embedded one when dir is "".
+func OpenDirOr(dir string, embedded func() (*Corpus, error)) (*Corpus, error) {
+	if dir == "" {
+		return embedded()
+	}
+	return OpenDir(dir)
+}

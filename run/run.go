@@ -10,12 +10,13 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/atomicfile"
 	"github.com/refereehq/referee/internal/regularfile"
 	"github.com/refereehq/referee/report"
 )
@@ -104,6 +105,11 @@ func validate(def *check.Definition, spec check.Spec, o Options) error {
 		return check.Usagef("--parallel %d: want a positive number, or 0 for the implementation's concurrency", o.Parallel)
 	case o.Timeout < 0:
 		return check.Usagef("--timeout must be positive")
+	}
+	for name := range o.Flags {
+		if !slices.ContainsFunc(def.Flags, func(f check.Flag) bool { return f.Name == name }) {
+			return check.Usagef("the %s suite has no flag --%s", def.Name, name)
+		}
 	}
 	// A live suite's built-in implementation is a child too.
 	child := len(spec.Argv) > 0 || (def.Live && spec.URL == "")
@@ -286,7 +292,7 @@ func (r *Result) Finish(writeFailing string) (notes []string, err error) {
 			notes = append(notes, fmt.Sprintf("--write-known-failing: --run/--skip selected %d of the suite's %d checks, so %s was not written (it would forget the others)", len(r.Run.Results), len(p.Loaded.Suite.Checks), writeFailing))
 		default:
 			header := fmt.Sprintf("%s %s: the checks of suite %s this implementation is known to fail.\nRun with --known-failing %s; remove a line once its check passes.", p.opts.Tool.Name, p.opts.Tool.Version, p.Def.Name, writeFailing)
-			if err := WriteFile(writeFailing, check.FailingBaselineUnder(r.Run, header, p.opts.Strict)); err != nil {
+			if err := atomicfile.Write(writeFailing, check.FailingBaselineUnder(r.Run, header, p.opts.Strict)); err != nil {
 				return notes, check.Usagef("--write-known-failing: %w", err)
 			}
 		}
@@ -298,30 +304,4 @@ func (r *Result) Finish(writeFailing string) (notes []string, err error) {
 		}
 	}
 	return notes, nil
-}
-
-// WriteFile writes data to path through a temporary file in the same
-// directory, renamed into place: a failed write never leaves half a file,
-// nor the previous run's file.
-func WriteFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

@@ -100,6 +100,7 @@ func TestPrepareRefuses(t *testing.T) {
 		{"a corpus the suite needs", &noCorpus, check.Spec{}, run.Options{}, "the toy suite needs --corpus DIR: a directory"},
 		{"a missing baseline", &toy, check.Spec{}, run.Options{KnownFailing: "/nonexistent/baseline"}, "baseline /nonexistent/baseline"},
 		{"a handler with a mode", &toy, check.Spec{Handler: upper{}, Mode: "lower"}, run.Options{}, "a Go handler"},
+		{"a flag the suite lacks", &toy, check.Spec{}, run.Options{Flags: check.FlagValues{"pepper": "x"}}, "the toy suite has no flag --pepper"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,25 +246,5 @@ func TestReproRepeatsSuiteFlags(t *testing.T) {
 	}
 	if n, ok := res.Native(); !ok || n != 3 {
 		t.Errorf("native %v %v", n, ok)
-	}
-}
-
-func TestWriteFileLeavesNoHalfFile(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "r.json")
-	if err := run.WriteFile(path, []byte("first")); err != nil {
-		t.Fatal(err)
-	}
-	if err := run.WriteFile(filepath.Join(dir, "missing", "r.json"), []byte("x")); err == nil {
-		t.Error("a write into a missing directory succeeded")
-	}
-	if err := run.WriteFile(path, []byte("second")); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(path)
-	entries, _ := os.ReadDir(dir)
-	if string(b) != "second" || len(entries) != 1 {
-		t.Errorf("content %q, %d entries (a temporary file left behind?)", b, len(entries))
 	}
 }

@@ -318,3 +318,15 @@ func exitStatus(err error, st *os.ProcessState) (string, int) {
 	}
 	return "ended: " + st.String(), -1 // killed by a signal
 }
+
+// CleanEnv is a clean environment for a child: PATH and HOME only (and
+// SystemRoot on Windows). It is never nil, which would inherit all.
+func CleanEnv() []string {
+	env := []string{}
+	for _, k := range []string{"PATH", "HOME", "SystemRoot"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/atomicfile"
+	"github.com/refereehq/referee/internal/child"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/run"
 	"github.com/refereehq/referee/suites"
@@ -247,21 +249,9 @@ func (o *runOptions) childEnv() []string {
 	}
 	env := os.Environ()
 	if o.cleanEnv {
-		env = cleanEnv()
+		env = child.CleanEnv()
 	}
 	return append(env, o.env...)
-}
-
-// cleanEnv is a child's clean environment: PATH and HOME only (and
-// SystemRoot on Windows). It is never nil, which would inherit all.
-func cleanEnv() []string {
-	env := []string{}
-	for _, k := range []string{"PATH", "HOME", "SystemRoot"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
 }
 
 func (o *runOptions) writeReports(e *env, res *run.Result) error {
@@ -288,7 +278,7 @@ func (o *runOptions) writeReports(e *env, res *run.Result) error {
 		if err := write[f.format](&b); err != nil {
 			return fmt.Errorf("writing the %s report: %w", f.format, err)
 		}
-		if err := run.WriteFile(f.path, b.Bytes()); err != nil {
+		if err := atomicfile.Write(f.path, b.Bytes()); err != nil {
 			return &exitError{code: report.ExitUsage, err: fmt.Errorf("--%s: %w", f.format, err)}
 		}
 	}

@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/httpserve"
 	"github.com/refereehq/referee/suites"
 )
 
@@ -76,31 +73,7 @@ func newServeSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 		if addr == "" {
 			return adapter.Serve(cmd.Context(), h, e.stdin, e.stdout)
 		}
-		return serveHTTP(cmd.Context(), e, def.Name, addr, adapter.ServeHTTP(h))
+		return httpserve.Serve(cmd.Context(), addr, def.Name, adapter.ServeHTTP(h), e.stderr)
 	}
 	return c
-}
-
-// serveHTTP serves h on addr until ctx ends.
-func serveHTTP(ctx context.Context, e *env, name, addr string, h http.Handler) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return usageError("--http %s: %v", addr, err)
-	}
-	fmt.Fprintf(e.stderr, "referee: serving %s on http://%s/\n", name, ln.Addr())
-	srv := &http.Server{Handler: h}
-	ctx, cancel := context.WithCancel(ctx)
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		<-ctx.Done()
-		srv.Close()
-	}()
-	err = srv.Serve(ln)
-	cancel()
-	<-stopped
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }

@@ -3,7 +3,6 @@ package cdc
 import (
 	"path/filepath"
 
-	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 )
@@ -69,16 +68,10 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 		return nil, err
 	}
 	return &check.Loaded{
-		Suite: &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()},
-		Reference: func(mode string) (adapter.Handler, error) {
-			h, err := Reference(cp, mode)
-			if err != nil {
-				return nil, err
-			}
-			return h, nil
-		},
-		Native: func(run *check.Run, _ check.Spec) any { return cp.Native(run) },
-		Hello:  map[string]string{"corpus": abs},
-		Env:    []string{"CDC_CORPUS=" + abs},
+		Suite:     &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()},
+		Reference: check.ReferenceOf(func(mode string) (*Handler, error) { return Reference(cp, mode) }),
+		Native:    func(run *check.Run, _ check.Spec) any { return cp.Native(run) },
+		Hello:     map[string]string{"corpus": abs},
+		Env:       []string{"CDC_CORPUS=" + abs},
 	}, nil
 }

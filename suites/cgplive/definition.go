@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/httpserve"
 	"github.com/refereehq/referee/protocols/cgp/host"
 	"github.com/refereehq/referee/protocols/cgp/provider"
 )
@@ -208,26 +206,7 @@ func serve(ctx context.Context, o check.ServeOptions) error {
 	if provider.StdioOnly(o.Mode) {
 		return check.Usagef("--mode %s breaks a rule only the stdio checks test; over --http it would change no verdict", o.Mode)
 	}
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return check.Usagef("--http %s: %v", o.Addr, err)
-	}
-	fmt.Fprintf(o.Stderr, "referee: serving CGP provider %s on http://%s/\n", provider.Name, ln.Addr())
-	srv := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: time.Minute}
-	ctx, cancel := context.WithCancel(ctx)
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		<-ctx.Done()
-		srv.Close()
-	}()
-	err = srv.Serve(ln)
-	cancel()
-	<-stopped
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return httpserve.Serve(ctx, o.Addr, "CGP provider "+provider.Name, p.Handler(), o.Stderr)
 }
 
 // visibleText escapes control characters a provider could use to forge lines.

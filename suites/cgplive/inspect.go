@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/fatih/color"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/child"
 	"github.com/refereehq/referee/protocols/cgp"
 	"github.com/refereehq/referee/protocols/cgp/host"
 )
@@ -48,7 +48,7 @@ exits as referee run does.`,
 			Run: func(ctx context.Context, inv *check.Invocation) error {
 				spec := check.Spec{Argv: inv.Args, Stderr: inv.Stderr, Flags: inv.Flags}
 				if inv.Flags.Bool("clean-env") {
-					spec.Env = cleanEnv()
+					spec.Env = child.CleanEnv()
 				}
 				return inspect(ctx, inv, spec)
 			},
@@ -67,18 +67,6 @@ exits as referee run does.`,
 			},
 		},
 	},
-}
-
-// cleanEnv is the reference host's child environment: PATH and HOME only
-// (and SystemRoot on Windows). It is never nil, which would inherit all.
-func cleanEnv() []string {
-	env := []string{}
-	for _, k := range []string{"PATH", "HOME", "SystemRoot"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
 }
 
 // inspectDoc is inspect's --json document.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
@@ -80,15 +79,7 @@ func definitionModes() []check.Mode {
 // it is ""), the vector files of --vectors DIR in place of the embedded
 // copies, and the built-in adapter.
 func load(o check.LoadOptions) (*check.Loaded, error) {
-	var (
-		c   *corpus.Corpus
-		err error
-	)
-	if o.Corpus == "" {
-		c, err = Embedded()
-	} else {
-		c, err = corpus.OpenDir(o.Corpus)
-	}
+	c, err := corpus.OpenDirOr(o.Corpus, Embedded)
 	if err != nil {
 		return nil, err
 	}
@@ -108,14 +99,8 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 		return nil, err
 	}
 	return &check.Loaded{
-		Suite: s,
-		Reference: func(mode string) (adapter.Handler, error) {
-			h, err := Reference(mode)
-			if err != nil {
-				return nil, err
-			}
-			return h, nil
-		},
+		Suite:     s,
+		Reference: check.ReferenceOf(Reference),
 	}, nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	xl "github.com/refereehq/referee/protocols/crosslink"
@@ -258,16 +257,7 @@ func payloadOf(utf8Text, hexText *string) ([]byte, error) {
 // embedded corpus, its built-in implementation and upstream's report shape.
 // Each call builds its own values.
 func load(opts check.LoadOptions) (*check.Loaded, error) {
-	for name := range opts.Flags {
-		return nil, check.Usagef("the %s suite has no flag --%s", Name, name)
-	}
-	var c *corpus.Corpus
-	var err error
-	if opts.Corpus == "" {
-		c, err = Embedded()
-	} else {
-		c, err = corpus.OpenDir(opts.Corpus)
-	}
+	c, err := corpus.OpenDirOr(opts.Corpus, Embedded)
 	if err != nil {
 		return nil, err
 	}
@@ -276,14 +266,8 @@ func load(opts check.LoadOptions) (*check.Loaded, error) {
 		return nil, err
 	}
 	return &check.Loaded{
-		Suite: &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.checks()},
-		Reference: func(mode string) (adapter.Handler, error) {
-			h, err := Reference(mode)
-			if err != nil {
-				return nil, err
-			}
-			return h, nil
-		},
-		Native: func(run *check.Run, _ check.Spec) any { return Native(run) },
+		Suite:     &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.checks()},
+		Reference: check.ReferenceOf(Reference),
+		Native:    func(run *check.Run, _ check.Spec) any { return Native(run) },
 	}, nil
 }

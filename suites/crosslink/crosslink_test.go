@@ -307,7 +307,7 @@ func TestDefinition(t *testing.T) {
 		t.Errorf("%d modes declared, %d behaviours", len(seen), len(brokenModes))
 	}
 	var ue *check.UsageError
-	if _, err := Definition.Load(check.LoadOptions{Flags: check.FlagValues{"vectors": "x"}}); !errors.As(err, &ue) {
+	if _, err := run.Prepare(&Definition, check.Spec{}, run.Options{Flags: check.FlagValues{"vectors": "x"}}); !errors.As(err, &ue) {
 		t.Errorf("a flag the suite does not have: %v, want a usage error", err)
 	}
 	if _, err := Definition.Load(check.LoadOptions{Corpus: filepath.Join(t.TempDir(), "missing")}); err == nil || !strings.Contains(err.Error(), "missing") {

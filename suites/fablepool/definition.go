@@ -2,12 +2,11 @@ package fablepool
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/refereehq/referee/internal/atomicfile"
 	"os"
 	"path/filepath"
 
-	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 )
@@ -73,13 +72,7 @@ func checkModes() []check.Mode {
 // ground truth to compare with, the Wycheproof checks, and, with --record,
 // a recorder that only this call's checks and After share.
 func load(o check.LoadOptions) (*check.Loaded, error) {
-	var c *corpus.Corpus
-	var err error
-	if o.Corpus == "" {
-		c, err = Embedded()
-	} else {
-		c, err = corpus.OpenDir(o.Corpus)
-	}
+	c, err := corpus.OpenDirOr(o.Corpus, Embedded)
 	if err != nil {
 		return nil, err
 	}
@@ -107,15 +100,9 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 		checks = append(checks, w...)
 	}
 	return &check.Loaded{
-		Suite: &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: checks},
-		Reference: func(mode string) (adapter.Handler, error) {
-			h, err := Reference(mode)
-			if err != nil {
-				return nil, err
-			}
-			return h, nil
-		},
-		Native: func(run *check.Run, _ check.Spec) any { return Native(run) },
+		Suite:     &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: checks},
+		Reference: check.ReferenceOf(Reference),
+		Native:    func(run *check.Run, _ check.Spec) any { return Native(run) },
 		After: func(a check.AfterRun) error {
 			return after(a, cp, rec, record, results)
 		},
@@ -169,19 +156,5 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(append(b, '\n'))
-	if err := errors.Join(werr, f.Close(), os.Chmod(tmp, 0o644)); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, append(b, '\n'))
 }

@@ -51,16 +51,7 @@ func Embedded() (*corpus.Corpus, error) {
 // load is Definition.Load: the suite from opts.Corpus, or from the embedded
 // corpus, and the built-in implementation. Each call builds its own values.
 func load(opts check.LoadOptions) (*check.Loaded, error) {
-	for name := range opts.Flags {
-		return nil, check.Usagef("the %s suite has no flag --%s", Name, name)
-	}
-	var c *corpus.Corpus
-	var err error
-	if opts.Corpus == "" {
-		c, err = Embedded()
-	} else {
-		c, err = corpus.OpenDir(opts.Corpus)
-	}
+	c, err := corpus.OpenDirOr(opts.Corpus, Embedded)
 	if err != nil {
 		return nil, err
 	}
@@ -69,14 +60,8 @@ func load(opts check.LoadOptions) (*check.Loaded, error) {
 		return nil, err
 	}
 	return &check.Loaded{
-		Suite: suite,
-		Reference: func(mode string) (adapter.Handler, error) {
-			h, err := Reference(mode)
-			if err != nil {
-				return nil, err
-			}
-			return h, nil
-		},
+		Suite:     suite,
+		Reference: check.ReferenceOf(Reference),
 	}, nil
 }
 

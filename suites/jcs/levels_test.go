@@ -251,7 +251,7 @@ func TestDepthMode(t *testing.T) {
 }
 
 func TestLoadOptions(t *testing.T) {
-	_, err := Definition.Load(check.LoadOptions{Flags: check.FlagValues{"record": "x"}})
+	_, err := run.Prepare(&Definition, check.Spec{}, run.Options{Flags: check.FlagValues{"record": "x"}})
 	var ue *check.UsageError
 	if !errors.As(err, &ue) {
 		t.Errorf("a flag the suite does not have: %v, want a usage error", err)
