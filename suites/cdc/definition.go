@@ -7,8 +7,8 @@ import (
 	"github.com/refereehq/referee/corpus"
 )
 
-// corpusDoc says what --corpus names: the suite has no embedded corpus.
-const corpusDoc = "a checkout of the Cognitive Delivery Contract, or its npm package (npm install @cognitive-delivery/contract, then --corpus node_modules/@cognitive-delivery/contract)"
+// corpusDoc says what --corpus names.
+const corpusDoc = "a checkout of the Cognitive Delivery Contract (1.0 or 1.2 layout), or its npm package (npm install @cognitive-delivery/contract, then --corpus node_modules/@cognitive-delivery/contract)"
 
 // Definition declares the cdc suite to the engine.
 var Definition = check.Definition{
@@ -22,13 +22,18 @@ never passed, with the upstream runner's NOT CHECKED line as its reason where
 the runner prints one; a validate that reports no errors leaves the rejection
 paths not-checked the same way.
 
---corpus DIR is required: a checkout of the contract, or its installed npm
-package (npm install @cognitive-delivery/contract, then --corpus
+Without --corpus it runs the published release it embeds, npm
+@cognitive-delivery/contract 1.0.2, byte for byte (Apache-2.0; see
+suites/cdc/corpus/PROVENANCE.json). --corpus DIR runs another: a checkout of
+the contract, or its installed npm package (npm install
+@cognitive-delivery/contract, then --corpus
 node_modules/@cognitive-delivery/contract). Both the 1.0 and 1.2 layouts are
 read. Adapters are told the corpus directory, as an absolute path, in the
 hello's args ("corpus") and in the environment (CDC_CORPUS), to load the
-schemas. --format native prints upstream's report.`,
+schemas; the embedded release is written once to a directory under the
+user's cache for them. --format native prints upstream's report.`,
 	Examples: []string{
+		"referee run cdc",
 		"referee run cdc --corpus ../shared/corpora/cdc",
 		"referee run cdc --corpus ../shared/corpora/cdc --format native -- node examples/adapters/node/cdc.mjs",
 		"referee run cdc --corpus ../shared/corpora/cdc --mode accept-all --run 'cdc/invalid/**'",
@@ -36,7 +41,7 @@ schemas. --format native prints upstream's report.`,
 	},
 	Modes:    checkModes(Modes),
 	Corpus:   corpusDoc,
-	Embedded: "",
+	Embedded: "the published release npm @cognitive-delivery/contract 1.0.2, byte for byte, with its licence and provenance (suites/cdc/corpus)",
 	Load:     load,
 	Commands: []check.Command{exportCommand},
 }
@@ -52,14 +57,20 @@ func checkModes(modes []Mode) []check.Mode {
 // load reads the contract corpus in o.Corpus and builds the suite, with the
 // built-in implementation and upstream's report bound to that corpus.
 func load(o check.LoadOptions) (*check.Loaded, error) {
+	var c *corpus.Corpus
+	var abs string
+	var err error
 	if o.Corpus == "" {
-		return nil, check.Usagef("the %s suite needs --corpus DIR: %s", Name, corpusDoc)
+		if c, err = Embedded(); err != nil {
+			return nil, err
+		}
+		abs, err = materialise(c)
+	} else {
+		if c, err = corpus.OpenDir(o.Corpus); err != nil {
+			return nil, err
+		}
+		abs, err = filepath.Abs(o.Corpus)
 	}
-	c, err := corpus.OpenDir(o.Corpus)
-	if err != nil {
-		return nil, err
-	}
-	abs, err := filepath.Abs(o.Corpus)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
+	"github.com/refereehq/referee/corpus"
 )
 
 // writeTiny writes the tiny corpus to a directory and returns it; without
@@ -37,11 +38,11 @@ func writeTiny(t *testing.T, byRule bool) string {
 
 func TestDefinition(t *testing.T) {
 	d := Definition
-	if d.Name != Name || d.Embedded != "" || d.Load == nil || d.Live || len(d.Flags) != 0 {
+	if d.Name != Name || !strings.Contains(d.Embedded, "1.0.2") || d.Load == nil || d.Live || len(d.Flags) != 0 {
 		t.Errorf("definition: name %q, embedded %q, live %v, %d flags", d.Name, d.Embedded, d.Live, len(d.Flags))
 	}
-	if strings.Contains(strings.ToLower(d.Help), "embedded") {
-		t.Error("the help speaks of an embedded corpus; the suite has none")
+	if !strings.Contains(d.Help, EmbeddedRelease[1:]) {
+		t.Errorf("the help does not name the embedded release %s", EmbeddedRelease)
 	}
 	if !slices.Equal(check.ModeNames(d.Modes), func() []string {
 		var n []string
@@ -62,15 +63,60 @@ func TestDefinition(t *testing.T) {
 	}
 }
 
-// TestLoad: no corpus is a usage error; each load stands alone, with the
-// built-in implementation, the native report and the adapter's corpus
-// directory bound to its own corpus, whatever is called first.
-func TestLoad(t *testing.T) {
-	_, err := Definition.Load(check.LoadOptions{})
-	var ue *check.UsageError
-	if !errors.As(err, &ue) || err.Error() != "the cdc suite needs --corpus DIR: "+Definition.Corpus {
-		t.Errorf("no corpus: %v", err)
+// TestEmbeddedRelease: without --corpus the suite runs the published
+// release, whose files on disk (for adapters) match the embedded ones, and
+// whose native report is upstream's published run of 1.0.2.
+func TestEmbeddedRelease(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	l, err := Definition.Load(check.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	dir := l.Hello["corpus"]
+	if !filepath.IsAbs(dir) || !slices.Contains(l.Env, "CDC_CORPUS="+dir) {
+		t.Fatalf("hello %v, env %v", l.Hello, l.Env)
+	}
+	onDisk, err := corpus.OpenDir(dir)
+	if err != nil || onDisk.Digest != l.Suite.CorpusDigest {
+		t.Fatalf("the materialised corpus %s: %v (digest %s, want %s)", dir, err, onDisk.Digest, l.Suite.CorpusDigest)
+	}
+	// A second load reuses the directory; a corrupted copy is replaced.
+	if err := os.WriteFile(filepath.Join(dir, "schemas", "agent-lease.schema.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := Definition.Load(check.LoadOptions{})
+	if err != nil || l2.Hello["corpus"] != dir {
+		t.Fatalf("second load: %v, %v", err, l2.Hello)
+	}
+	if d, err := corpus.OpenDir(dir); err != nil || d.Digest != l.Suite.CorpusDigest {
+		t.Errorf("a corrupted copy was not replaced: %v", err)
+	}
+	h, err := l.Reference("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := checktest.Execute(t, l.Suite, adapter.InProcess(h))
+	if n := run.Counts(); n.Pass != len(run.Results) {
+		t.Errorf("counts %+v", n)
+	}
+	native := l.Native(run, check.Spec{}).(*NativeReport)
+	if native.ValidCount != 20 || native.InvalidCount != 26 || !native.CanonicalChecked || len(native.Failures) != 0 {
+		t.Errorf("native %+v, want upstream's published run of 1.0.2: 20 valid, 26 invalid, canonical checked, no failures", native)
+	}
+	prov, err := embedded.ReadFile("corpus/PROVENANCE.json")
+	if err != nil || !strings.Contains(string(prov), `"version": "1.0.2"`) || !strings.Contains(string(prov), "sha512-") {
+		t.Errorf("PROVENANCE.json: %v\n%s", err, prov)
+	}
+	pkg, err := embedded.ReadFile("corpus/package.json")
+	if err != nil || !strings.Contains(string(pkg), `"version": "1.0.2"`) || !strings.Contains(string(pkg), `"license": "Apache-2.0"`) {
+		t.Errorf("package.json: %v", err)
+	}
+}
+
+// TestLoad: each load stands alone, with the built-in implementation, the
+// native report and the adapter's corpus directory bound to its own corpus,
+// whatever is called first.
+func TestLoad(t *testing.T) {
 
 	a, b := writeTiny(t, false), writeTiny(t, false)
 	la, err := Definition.Load(check.LoadOptions{Corpus: a})
