@@ -12,20 +12,45 @@ import (
 const Var = "REFEREE_SHARED"
 
 // Lookup returns the shared directory and whether REFEREE_SHARED names one.
-// A relative path is tried from the package directory, then from its parent.
+// A relative path is read from the module's root, where the README's
+// `REFEREE_SHARED=../shared go test ./...` runs, and else from the package
+// directory the test runs in.
 func Lookup() (string, bool) {
 	dir := os.Getenv(Var)
 	if dir == "" {
 		return "", false
 	}
-	if !filepath.IsAbs(dir) {
-		if _, err := os.Stat(dir); err != nil {
-			if _, err := os.Stat(filepath.Join("..", dir)); err == nil {
-				dir = filepath.Join("..", dir)
-			}
+	if filepath.IsAbs(dir) {
+		return dir, true
+	}
+	if root, ok := moduleRoot(); ok {
+		if p := filepath.Join(root, dir); hasCorpora(p) {
+			return p, true
 		}
 	}
 	return dir, true
+}
+
+// moduleRoot is the nearest directory above the working directory that
+// holds go.mod.
+func moduleRoot() (string, bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
+func hasCorpora(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "corpora"))
+	return err == nil && st.IsDir()
 }
 
 // Dir returns the shared directory, skipping t when REFEREE_SHARED is unset
@@ -35,10 +60,10 @@ func Dir(t testing.TB, what string) string {
 	t.Helper()
 	dir, ok := Lookup()
 	if !ok {
-		t.Skipf("%s not set: %s; run with %s=../shared", Var, what, Var)
+		t.Skipf("%s not set: %s; set it to the directory holding corpora/ (the shared corpora: README.md, section Corpora)", Var, what)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "corpora")); err != nil {
-		t.Fatalf("%s=%s has no corpora directory: %v", Var, os.Getenv(Var), err)
+	if !hasCorpora(dir) {
+		t.Fatalf("%s=%s has no corpora directory (a relative path is read from the module root)", Var, os.Getenv(Var))
 	}
 	return dir
 }
