@@ -6,6 +6,8 @@ import (
 	"encoding/xml"
 	"io"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -228,7 +230,7 @@ func TestGoldenJUnit(t *testing.T) {
 	if cases[4].Error == nil || cases[4].Failure != nil {
 		t.Error("an error is not an <error>")
 	}
-	if doc.Tests != 7 || doc.Failures != 2 || doc.Errors != 1 || doc.Skipped != 1 {
+	if doc.Tests != 7 || doc.Failures != 2 || doc.Errors != 1 || doc.Suites[0].Skipped != 1 {
 		t.Errorf("totals = %+v", doc)
 	}
 	for i, want := range []string{"must", "must", "must", "should", "may", "should", "may"} {
@@ -304,46 +306,96 @@ func TestJUnitWarning(t *testing.T) {
 	}
 }
 
-// TestJUnitWithinXSD holds the JUnit report to Jenkins xUnit's junit-10.xsd
-// where levels touch it: a testcase has only the attributes name, time,
-// classname and group, and only the children the schema lists (no
-// properties).
+// junitSchema restates, as data, the rules of Jenkins xUnit's
+// junit-10.xsd (jenkinsci/xunit-plugin, MIT) for every element referee
+// writes: the attributes each may carry, those it must carry, and the
+// children it may hold. The schema itself is not copied into this
+// repository; these rules were written from reading it.
+var junitSchema = map[string]struct {
+	attrs, required, children []string
+}{
+	"testsuites": {attrs: []string{"name", "time", "tests", "failures", "errors"}, children: []string{"testsuite"}},
+	"testsuite": {
+		attrs:    []string{"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp", "hostname", "id", "package", "file", "log", "url"},
+		required: []string{"name", "tests", "failures", "errors"},
+		children: []string{"testsuite", "properties", "testcase", "system-out", "system-err"},
+	},
+	"properties": {children: []string{"property"}},
+	"property":   {attrs: []string{"name", "value"}, required: []string{"name", "value"}},
+	"testcase": {
+		attrs: []string{"name", "time", "classname", "group"}, required: []string{"name"},
+		children: []string{"skipped", "error", "failure", "rerunFailure", "rerunError", "flakyFailure", "flakyError", "system-out", "system-err"},
+	},
+	"failure":    {attrs: []string{"type", "message"}},
+	"error":      {attrs: []string{"type", "message"}},
+	"skipped":    {attrs: []string{"type", "message"}},
+	"system-out": {},
+	"system-err": {},
+}
+
+// surefireTime is the schema's SUREFIRE_TIME pattern for time attributes.
+var surefireTime = regexp.MustCompile(`^(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?$`)
+
+// TestJUnitWithinXSD holds the JUnit report, strict and not, and that of an
+// incomplete run, to junit-10.xsd's rules (junitSchema).
 func TestJUnitWithinXSD(t *testing.T) {
-	caseAttrs := map[string]bool{"name": true, "time": true, "classname": true, "group": true}
-	caseChildren := map[string]bool{"skipped": true, "error": true, "failure": true, "system-out": true, "system-err": true,
-		"rerunFailure": true, "rerunError": true, "flakyFailure": true, "flakyError": true}
-	for _, strict := range []bool{false, true} {
-		var b bytes.Buffer
-		if err := WriteJUnit(&b, sampleReport(strict)); err != nil {
-			t.Fatal(err)
-		}
-		dec := xml.NewDecoder(&b)
-		var stack []string
-		for {
-			tok, err := dec.Token()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
+	reports := map[string]*Report{"lenient": sampleReport(false), "strict": sampleReport(true)}
+	incomplete := sampleReport(false)
+	incomplete.Complete = false
+	reports["incomplete"] = incomplete
+	for name, rep := range reports {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteJUnit(&b, rep); err != nil {
 				t.Fatal(err)
 			}
-			switch tok := tok.(type) {
-			case xml.StartElement:
-				if len(stack) > 0 && stack[len(stack)-1] == "testcase" && !caseChildren[tok.Name.Local] {
-					t.Errorf("<testcase> holds <%s>", tok.Name.Local)
+			dec := xml.NewDecoder(&b)
+			var stack []string
+			for {
+				tok, err := dec.Token()
+				if err == io.EOF {
+					break
 				}
-				if tok.Name.Local == "testcase" {
-					for _, a := range tok.Attr {
-						if !caseAttrs[a.Name.Local] {
-							t.Errorf("<testcase> has the attribute %s", a.Name.Local)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch tok := tok.(type) {
+				case xml.StartElement:
+					el := tok.Name.Local
+					rule, ok := junitSchema[el]
+					if !ok {
+						t.Errorf("<%s> is not an element of junit-10.xsd", el)
+					}
+					if len(stack) == 0 && el != "testsuites" {
+						t.Errorf("the root is <%s>, want <testsuites>", el)
+					}
+					if len(stack) > 0 {
+						parent := stack[len(stack)-1]
+						if !slices.Contains(junitSchema[parent].children, el) {
+							t.Errorf("<%s> holds <%s>", parent, el)
 						}
 					}
+					have := map[string]bool{}
+					for _, a := range tok.Attr {
+						have[a.Name.Local] = true
+						if !slices.Contains(rule.attrs, a.Name.Local) {
+							t.Errorf("<%s> has the attribute %s", el, a.Name.Local)
+						}
+						if a.Name.Local == "time" && !surefireTime.MatchString(a.Value) {
+							t.Errorf("<%s time=%q> is not a SUREFIRE_TIME", el, a.Value)
+						}
+					}
+					for _, r := range rule.required {
+						if !have[r] {
+							t.Errorf("<%s> lacks the attribute %s", el, r)
+						}
+					}
+					stack = append(stack, el)
+				case xml.EndElement:
+					stack = stack[:len(stack)-1]
 				}
-				stack = append(stack, tok.Name.Local)
-			case xml.EndElement:
-				stack = stack[:len(stack)-1]
 			}
-		}
+		})
 	}
 }
 
