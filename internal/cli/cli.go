@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -19,8 +20,12 @@ import (
 	"github.com/refereehq/referee/suites"
 )
 
-// Version is referee's version; release builds set it with -ldflags.
-var Version = "0.1.0-dev"
+// devVersion is the version of a build that says nothing of its own.
+const devVersion = "0.1.0-dev"
+
+// Version is referee's version; release builds set it with
+// -ldflags "-X github.com/refereehq/referee/internal/cli.Version=V".
+var Version = devVersion
 
 // env is the world a command runs in.
 type env struct {
@@ -124,14 +129,37 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 	return root
 }
 
+// versionString is referee's version with the revision it was built from:
+// the version release builds set with -ldflags, else the module version
+// `go install ...@version` records, and the VCS revision (and "dirty") a
+// build from a checkout records.
 func versionString() string {
-	v := Version
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " (" + s.Value[:12] + ")"
-			}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Version
+	}
+	return describeBuild(Version, info)
+}
+
+func describeBuild(v string, info *debug.BuildInfo) string {
+	if v == devVersion && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		v = strings.TrimPrefix(info.Main.Version, "v")
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
 		}
+	}
+	if len(rev) >= 12 {
+		v += " (" + rev[:12]
+		if modified == "true" {
+			v += ", dirty"
+		}
+		v += ")"
 	}
 	return v
 }

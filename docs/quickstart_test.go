@@ -1,0 +1,71 @@
+package docs_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestQuickstart runs the adapter quickstart.md shows, as the page runs it,
+// and holds the page to what referee reports: its summary line and each
+// check the page quotes.
+func TestQuickstart(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not on PATH: the quickstart's adapter is Node.js")
+	}
+	page, err := os.ReadFile("quickstart.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```js\n(.*?)```").FindSubmatch(page)
+	if m == nil {
+		t.Fatal("quickstart.md has no js block")
+	}
+	file := filepath.Join(t.TempDir(), "jcs-adapter.mjs")
+	if err := os.WriteFile(file, m[1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := referee(t, "run", "jcs", "-q", "--", "node", file)
+	if out.code != 1 {
+		t.Fatalf("exit %d, want 1 (not conformant)\n%s", out.code, out.stderr)
+	}
+	var summary string
+	var fails, warns []string
+	for _, l := range strings.Split(out.stdout, "\n") {
+		switch {
+		case strings.Contains(l, " passed, "):
+			summary = l
+		case strings.HasPrefix(l, "FAIL  "):
+			fails = append(fails, strings.Fields(l)[1])
+		case strings.HasPrefix(l, "WARN  "):
+			warns = append(warns, strings.Fields(l)[1])
+		}
+	}
+	if !bytes.Contains(page, []byte("\n"+summary+"\n")) {
+		t.Errorf("quickstart.md does not show the summary line %q", summary)
+	}
+	keys, rejects := 0, 0
+	for _, id := range fails {
+		switch {
+		case strings.HasPrefix(id, "jcs/keys/"):
+			keys++
+		case strings.HasPrefix(id, "jcs/rejects/"):
+			rejects++
+		default:
+			t.Errorf("%s fails, and the page explains no such failure", id)
+		}
+	}
+	for _, claim := range []string{fmt.Sprintf("**%d failures in key order.**", keys), fmt.Sprintf("**%d failures in rejections.**", rejects), fmt.Sprintf("**%d warnings.**", len(warns))} {
+		if !bytes.Contains(page, []byte(claim)) {
+			t.Errorf("quickstart.md does not say %q", claim)
+		}
+	}
+	if !bytes.Contains(page, []byte("FAIL  jcs/keys/numeric-strings  canonical text differs at byte 8")) || !strings.Contains(out.stdout, "FAIL  jcs/keys/numeric-strings  canonical text differs at byte 8") {
+		t.Error("the page's quoted failure of jcs/keys/numeric-strings is not the report's")
+	}
+}
