@@ -57,7 +57,11 @@ type Outcome struct {
 	// Choice is the conforming outcome a may check's implementation chose
 	// (see Chose); it is recorded with the result.
 	Choice string
-	err    error
+	// Level, when a failure sets it, is the level the failure is judged at
+	// instead of the check's: a should check whose implementation changed
+	// the value it was given fails as a must.
+	Level Level
+	err   error
 }
 
 // Passed returns a passing outcome.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,49 @@ type Definition struct {
 	// ("a Context Graph fixture profile for contextgraph/1.0"), "" when the
 	// manifest is not one of this suite's, and problems break its rules.
 	Manifest func(meta []canon.Member) (about string, problems []string)
+	// Fuzz, if set, makes the suite fuzzable (`referee fuzz`, package fuzz).
+	Fuzz *FuzzSpec
+}
+
+// FuzzSpec is what `referee fuzz` needs of a suite: the kinds of input it
+// generates, and how found vectors are written as a corpus of its own format.
+type FuzzSpec struct {
+	Targets []FuzzTarget
+	// Write writes vectors into dir in the suite's corpus format (no
+	// manifest) and returns the files it wrote, relative to dir.
+	Write func(dir string, vectors []FuzzVector) ([]string, error)
+}
+
+// FuzzInput is what a fuzz target's inputs are, which decides how they are
+// mutated and shrunk.
+type FuzzInput int
+
+// The kinds of fuzz input.
+const (
+	FuzzValue FuzzInput = iota // a JSON document: shrunk as a tree, never mutated as bytes
+	FuzzText                   // UTF-8 text, often JSON: mutated and shrunk by character
+	FuzzBytes                  // any bytes, often JSON: mutated and shrunk by byte
+)
+
+// FuzzTarget is one kind of generated input and the vector it makes.
+type FuzzTarget struct {
+	Name   string   // "canonical", "decode", ...
+	Doc    string   // what it generates, in one line
+	Needs  []string // the adapter ops its vectors' checks call
+	Input  FuzzInput
+	Weight int // its share of the inputs against the other targets' (0 is 1)
+	// Generate makes one input from r.
+	Generate func(r *rand.Rand) []byte
+	// Vector makes the vector named name for input, with the outcome the
+	// suite's reference gives it; ok is false when the corpus cannot hold it.
+	Vector func(name string, input []byte) (v FuzzVector, ok bool)
+}
+
+// FuzzVector is a generated input as a corpus entry, and the checks the
+// suite makes of that entry when it loads it.
+type FuzzVector struct {
+	Entry  any // what FuzzSpec.Write takes
+	Checks []Check
 }
 
 // Mode is a deliberately broken variant of a suite's built-in implementation.
@@ -73,6 +117,9 @@ type Flag struct {
 	Usage string
 	// Repro says a repro command must repeat the flag (it changes the checks).
 	Repro bool
+	// Output says the value is a path the suite writes: the CLI refuses it
+	// before anything runs when its directory does not exist.
+	Output bool
 }
 
 // FlagValues are the values of a suite's flags, by name, as given.
@@ -97,6 +144,10 @@ func (v FlagValues) Duration(name string) time.Duration {
 type LoadOptions struct {
 	Corpus string     // a corpus directory; "" for the embedded one
 	Flags  FlagValues // the suite's own flags
+	// MaxFileSize caps each file the suite reads from the corpus or a flag,
+	// in bytes (corpus.OpenDir, regularfile.ReadFile); 0 is
+	// regularfile.DefaultLimit.
+	MaxFileSize int64
 }
 
 // Loaded is everything a run of a suite needs, as values.

@@ -26,6 +26,9 @@ type Run struct {
 	Results  []Result // in check order
 	Complete bool     // every selected check ran to a verdict
 	Restarts int      // how many times the adapter was restarted after a fault
+	// CleanRestarts is how many times an adapter that exited with status 0
+	// between calls was restarted (charging no check, counting toward no limit).
+	CleanRestarts int
 	Started  time.Time
 	Duration time.Duration
 }
@@ -124,6 +127,9 @@ func Execute(ctx context.Context, target Target, checks []Check, opt Options) *R
 	wg.Wait()
 	run.Duration = time.Since(run.Started)
 	run.Restarts = target.Restarts()
+	if t, ok := target.(interface{ CleanRestarts() int }); ok {
+		run.CleanRestarts = t.CleanRestarts()
+	}
 	run.Complete = true
 	for _, r := range run.Results {
 		if r.notRun {
@@ -166,6 +172,9 @@ func runOne(ctx context.Context, target Target, client *adapter.Client, c *Check
 		return notRun(res, "run interrupted ("+o.Reason+")")
 	}
 	res.Status, res.Reason, res.Expected, res.Actual = o.Status, o.Reason, o.Expected, o.Actual
+	if o.Status == Fail && o.Level != "" {
+		res.Level = o.Level
+	}
 	if o.Status == Pass {
 		if c.LevelOf() == May {
 			res.Outcome = o.Choice

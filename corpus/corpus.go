@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -17,10 +18,17 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/atomicfile"
+	"github.com/refereehq/referee/internal/regularfile"
+	"github.com/refereehq/referee/internal/termsafe"
 )
 
 // ManifestName is the file, at a corpus's root, that pins its files.
 const ManifestName = "manifest.json"
+
+// DefaultMaxFileSize is the size cap on each corpus file, unless the caller
+// gives another (--max-file-size).
+const DefaultMaxFileSize = regularfile.DefaultLimit
 
 // Corpus is a readable, verified set of corpus files.
 type Corpus struct {
@@ -50,22 +58,36 @@ type Error struct {
 	Problems []Problem
 }
 
+// Error lists the problems one a line; a path or message that comes from
+// the corpus cannot break or forge a line (termsafe).
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "corpus %s: ", e.Corpus)
+	fmt.Fprintf(&b, "corpus %s: ", termsafe.Line(e.Corpus))
 	if len(e.Problems) == 1 {
-		fmt.Fprintf(&b, "%s: %s", e.Problems[0].Path, e.Problems[0].Msg)
+		fmt.Fprintf(&b, "%s: %s", termsafe.Line(e.Problems[0].Path), termsafe.Line(e.Problems[0].Msg))
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d problems", len(e.Problems))
 	for _, p := range e.Problems {
-		fmt.Fprintf(&b, "\n  %s: %s", p.Path, p.Msg)
+		fmt.Fprintf(&b, "\n  %s: %s", termsafe.Line(p.Path), termsafe.Line(p.Msg))
 	}
 	return b.String()
 }
 
-// OpenDir opens the corpus in dir, refusing symlinks that lead out of it.
-func OpenDir(dir string) (*Corpus, error) {
+// problem is err as the problem of the file at p, without naming p twice.
+func problem(p string, err error) Problem {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == p {
+		err = pe.Err
+	}
+	return Problem{p, err.Error()}
+}
+
+// OpenDir opens the corpus in dir, refusing symlinks that lead out of it,
+// and reads each of its files only if it is a regular file of at most
+// maxFileSize bytes (regularfile.DefaultLimit when 0): a FIFO, a device or
+// a file over the limit is a problem, found before it is read.
+func OpenDir(dir string, maxFileSize int64) (*Corpus, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: %w", dir, err)
@@ -77,7 +99,7 @@ func OpenDir(dir string) (*Corpus, error) {
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: %w", dir, err)
 	}
-	return open(os.DirFS(root), dir, root)
+	return open(regularfile.DirFS(root, maxFileSize), dir, root)
 }
 
 // Open opens a corpus held in fsys (an embed.FS or a sub-tree of one).
@@ -88,7 +110,7 @@ func open(fsys fs.FS, name, osRoot string) (*Corpus, error) {
 	var problems []Problem
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			problems = append(problems, Problem{p, err.Error()})
+			problems = append(problems, problem(p, err))
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
@@ -117,7 +139,7 @@ func open(fsys fs.FS, name, osRoot string) (*Corpus, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		c.Digest = listDigest(fsys, c.files, &problems)
 	case err != nil:
-		problems = append(problems, Problem{ManifestName, err.Error()})
+		problems = append(problems, problem(ManifestName, err))
 	default:
 		m, perr := ParseManifest(raw)
 		if perr != nil {
@@ -207,10 +229,10 @@ func (m *Manifest) check(fsys fs.FS, onDisk []string) []Problem {
 		case !present[p]:
 			problems = append(problems, Problem{p, "listed in the manifest but missing"})
 		default:
-			b, err := fs.ReadFile(fsys, p)
+			got, err := fileDigest(fsys, p)
 			if err != nil {
-				problems = append(problems, Problem{p, err.Error()})
-			} else if got := digest(b); got != want {
+				problems = append(problems, problem(p, err))
+			} else if got != want {
 				problems = append(problems, Problem{p, fmt.Sprintf("digest mismatch: manifest has %s, file has %s", want, got)})
 			}
 		}
@@ -245,17 +267,31 @@ func digest(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// fileDigest digests the file at p as a stream.
+func fileDigest(fsys fs.FS, p string) (string, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // listDigest digests a corpus without a manifest: SHA-256 over one line
 // "<digest>  <path>\n" per file, in path order.
 func listDigest(fsys fs.FS, files []string, problems *[]Problem) string {
 	var b bytes.Buffer
 	for _, p := range files {
-		data, err := fs.ReadFile(fsys, p)
+		d, err := fileDigest(fsys, p)
 		if err != nil {
-			*problems = append(*problems, Problem{p, err.Error()})
+			*problems = append(*problems, problem(p, err))
 			continue
 		}
-		fmt.Fprintf(&b, "%s  %s\n", digest(data), p)
+		fmt.Fprintf(&b, "%s  %s\n", d, p)
 	}
 	return digest(b.Bytes())
 }
@@ -279,20 +315,26 @@ func (c *Corpus) Has(name string) bool {
 }
 
 // Lock writes dir's manifest.json: every file under dir with its digest,
-// keeping the existing manifest's other members. It returns the manifest.
-func Lock(dir string) (*Manifest, error) {
+// keeping the existing manifest's other members. It reads files as OpenDir
+// does (maxFileSize bytes at most, none but regular files) and returns the
+// manifest.
+func Lock(dir string, maxFileSize int64) (*Manifest, error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: %w", dir, err)
 	}
-	fsys := os.DirFS(root)
+	fsys := regularfile.DirFS(root, maxFileSize)
 	m := &Manifest{Files: map[string]string{}}
-	if raw, err := fs.ReadFile(fsys, ManifestName); err == nil {
+	raw, err := fs.ReadFile(fsys, ManifestName)
+	switch {
+	case err == nil:
 		old, err := ParseManifest(raw)
 		if err != nil {
 			return nil, fmt.Errorf("corpus %s: %s: %w", dir, ManifestName, err)
 		}
 		m.Meta = old.Meta
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, &Error{Corpus: dir, Problems: []Problem{problem(ManifestName, err)}}
 	}
 	var problems []Problem
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -304,14 +346,18 @@ func Lock(dir string) (*Manifest, error) {
 				problems = append(problems, Problem{p, msg})
 				return nil
 			}
+			if st, err := fs.Stat(fsys, p); err == nil && st.IsDir() {
+				return nil // its files are reached by their real path
+			}
 		} else if d.IsDir() || p == ManifestName {
 			return nil
 		}
-		b, err := fs.ReadFile(fsys, p)
+		sum, err := fileDigest(fsys, p)
 		if err != nil {
-			return err
+			problems = append(problems, problem(p, err))
+			return nil
 		}
-		m.Files[p] = digest(b)
+		m.Files[p] = sum
 		return nil
 	})
 	if err != nil {
@@ -320,7 +366,7 @@ func Lock(dir string) (*Manifest, error) {
 	if len(problems) > 0 {
 		return nil, &Error{Corpus: dir, Problems: problems}
 	}
-	if err := os.WriteFile(filepath.Join(root, ManifestName), m.Encode(), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(root, ManifestName), m.Encode()); err != nil {
 		return nil, fmt.Errorf("corpus %s: %w", dir, err)
 	}
 	return m, nil
@@ -362,10 +408,11 @@ func (m *Manifest) Encode() []byte {
 	return out.Bytes()
 }
 
-// OpenDirOr opens the corpus in dir, or the embedded one when dir is "".
-func OpenDirOr(dir string, embedded func() (*Corpus, error)) (*Corpus, error) {
+// OpenDirOr opens the corpus in dir as OpenDir does, or the embedded one
+// when dir is "".
+func OpenDirOr(dir string, maxFileSize int64, embedded func() (*Corpus, error)) (*Corpus, error) {
 	if dir == "" {
 		return embedded()
 	}
-	return OpenDir(dir)
+	return OpenDir(dir, maxFileSize)
 }

@@ -85,7 +85,7 @@ func TestOpenDirProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeTree(t, tt.files)
-			c, err := OpenDir(dir)
+			c, err := OpenDir(dir, 0)
 			if len(tt.want) == 0 {
 				if err != nil {
 					t.Fatal(err)
@@ -126,16 +126,16 @@ func TestSymlinks(t *testing.T) {
 	if err := os.Symlink("a.txt", filepath.Join(dir, "in.txt")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := OpenDir(dir)
+	_, err := OpenDir(dir, 0)
 	var ce *Error
 	if !errors.As(err, &ce) || len(ce.Problems) != 1 || ce.Problems[0].Path != "out.txt" || !strings.Contains(ce.Problems[0].Msg, "leads out of the corpus") {
 		t.Fatalf("err = %v, want one problem for out.txt", err)
 	}
-	if _, err := Lock(dir); err == nil {
+	if _, err := Lock(dir, 0); err == nil {
 		t.Fatal("Lock followed a symlink out of the corpus")
 	}
 	os.Remove(filepath.Join(dir, "out.txt"))
-	c, err := OpenDir(dir)
+	c, err := OpenDir(dir, 0)
 	if err != nil || !c.Has("in.txt") {
 		t.Fatalf("a symlink inside the corpus: %v, %v", c, err)
 	}
@@ -147,7 +147,7 @@ func TestLockThenVerify(t *testing.T) {
 		"sub/b.txt":     "b",
 		"manifest.json": `{"protocol_version":"x/1","files":{}}`,
 	})
-	m, err := Lock(dir)
+	m, err := Lock(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestLockThenVerify(t *testing.T) {
 	if string(raw) != want {
 		t.Errorf("manifest =\n%s\nwant\n%s", raw, want)
 	}
-	c, err := OpenDir(dir)
+	c, err := OpenDir(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestLockThenVerify(t *testing.T) {
 	}
 	// Editing a file after locking is caught.
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed"), 0o644)
-	if _, err := OpenDir(dir); err == nil || !strings.Contains(err.Error(), "a.txt: digest mismatch") {
+	if _, err := OpenDir(dir, 0); err == nil || !strings.Contains(err.Error(), "a.txt: digest mismatch") {
 		t.Errorf("after an edit: %v", err)
 	}
 }
@@ -200,12 +200,12 @@ func TestOpenFS(t *testing.T) {
 }
 
 func TestOpenDirErrors(t *testing.T) {
-	if _, err := OpenDir(filepath.Join(t.TempDir(), "absent")); err == nil {
+	if _, err := OpenDir(filepath.Join(t.TempDir(), "absent"), 0); err == nil {
 		t.Error("OpenDir of a missing directory succeeded")
 	}
 	f := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(f, nil, 0o644)
-	if _, err := OpenDir(f); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if _, err := OpenDir(f, 0); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("OpenDir of a file: %v", err)
 	}
 }

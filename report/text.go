@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/fatih/color"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/termsafe"
 )
 
 // TextOptions tune the human report.
@@ -21,7 +21,9 @@ type TextOptions struct {
 // WriteText writes the human report: a header, one line per check (with
 // evidence under every non-pass), and the summary line. A failed should
 // check is a WARN line, not a FAIL; a passing may check's line names the
-// outcome it chose.
+// outcome it chose. Every text that may come from the implementation or
+// the corpus (its hello, IDs, reasons, evidence, stderr) is made safe by
+// termsafe: it cannot break, forge or hide a line of the report.
 func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	p := &printer{w: w}
 	paint := func(attr color.Attribute) func(a ...any) string {
@@ -35,8 +37,8 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	green, red, yellow, magenta, faint := paint(color.FgGreen), paint(color.FgRed), paint(color.FgYellow), paint(color.FgMagenta), paint(color.Faint)
 
-	p.line("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))
-	p.line("implementation: %s", describe(r.Implementation))
+	p.line("%s", termsafe.Line(fmt.Sprintf("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))))
+	p.line("implementation: %s", termsafe.Line(describe(r.Implementation)))
 	for _, c := range r.Checks {
 		var tag string
 		switch c.Status {
@@ -56,15 +58,15 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		default:
 			tag = magenta("ERROR")
 		}
-		id := c.ID
+		id := termsafe.Line(c.ID)
 		if c.Outcome != "" {
-			id += " (" + c.Level + ": " + c.Outcome + ")"
+			id += " (" + termsafe.Line(c.Level+": "+c.Outcome) + ")"
 		}
 		switch {
 		case c.Stale:
 			id += " " + red("(stale: the baseline lists it as known-failing; remove it)")
 		case c.Known != "" && (c.Status == "fail" || c.Status == "error"):
-			id += " " + yellow("(known "+c.Known+")")
+			id += " " + yellow("(known "+termsafe.Line(c.Known)+")")
 		}
 		if c.Reason != "" {
 			p.line("%s %s  %s", tag, id, faint(quote(c.Reason)))
@@ -91,7 +93,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	case !r.Complete:
 		p.line("%s", magenta("INCOMPLETE: the run did not finish; the verdicts above are not a conformance result"))
 	case r.Conformant && r.Baseline != nil && r.Baseline.Stale > 0:
-		p.line("%s (%.2fs)", red(fmt.Sprintf("CONFORMANT, BUT THE BASELINE IS STALE: %d entr(ies) list only checks that passed; remove them", r.Baseline.Stale)), float64(r.DurationMS)/1000)
+		p.line("%s (%.2fs)", red(fmt.Sprintf("CONFORMANT, BUT THE BASELINE IS STALE: %s list only checks that passed; remove them", Plural(r.Baseline.Stale, "entry", "entries"))), float64(r.DurationMS)/1000)
 	case !r.Conformant && r.Baseline != nil && r.ExitCode() == ExitOK:
 		p.line("%s (%.2fs)", yellow(fmt.Sprintf("NOT CONFORMANT, AS THE BASELINE SAYS: every failure is a listed one (%d)", r.Baseline.KnownFailing+r.Baseline.KnownFlaky)), float64(r.DurationMS)/1000)
 	case r.Conformant:
@@ -155,34 +157,14 @@ func short(digest string) string {
 }
 
 // quote shows a value on one line as it stands, with control characters and
-// invisible characters shown as ‹U+2028› and bytes of invalid UTF-8 as ‹ED›.
-func quote(s string) string { return clip(visible(s)) }
+// invisible characters shown as ‹U+2028› and bytes of invalid UTF-8 as ‹ED›
+// (termsafe.Line), clipped.
+func quote(s string) string { return clip(termsafe.Line(s)) }
 
-func visible(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, "‹%02X›", s[i])
-		case r < 0x20 || r == 0x7f || !unicode.IsPrint(r):
-			fmt.Fprintf(&b, "‹U+%04X›", r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
+// visible is termsafe.Line, under the name the other renderers use.
+func visible(s string) string { return termsafe.Line(s) }
 
-func clip(s string) string {
-	const max = 400
-	if len(s) > max {
-		return s[:max] + fmt.Sprintf("… (%d bytes in all)", len(s))
-	}
-	return s
-}
-
+// lastLines returns the last n lines of s, as they are.
 func lastLines(s string, n int) []string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
@@ -191,9 +173,25 @@ func lastLines(s string, n int) []string {
 	return lines
 }
 
-// evidenceLines renders a check's expected and actual values and its evidence,
-// one line each; withStderr adds the last lines of the adapter's stderr.
-func evidenceLines(c Check, withStderr bool) []string {
+// clip shortens s, at a character boundary, saying how long it was.
+func clip(s string) string {
+	const max = 400
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
+}
+
+// evidenceLines renders a check's expected and actual values and its
+// evidence, one line each. For the text report (text), it adds the last
+// lines of the adapter's stderr and makes every line safe, a note of
+// several lines becoming a line and indented ones after it; otherwise notes
+// keep their bytes.
+func evidenceLines(c Check, text bool) []string {
 	var out []string
 	if c.Expected != nil {
 		out = append(out, "expected: "+quote(*c.Expected), "actual:   "+quote(*c.Actual))
@@ -205,7 +203,19 @@ func evidenceLines(c Check, withStderr bool) []string {
 	if e.Diff != nil {
 		out = append(out, e.Diff.Lines()...)
 	}
-	out = append(out, e.Notes...)
+	for _, n := range e.Notes {
+		if !text {
+			out = append(out, n)
+			continue
+		}
+		// A note's own lines follow it, indented under it.
+		for i, l := range termsafe.Lines(n) {
+			if i > 0 {
+				l = "  " + l
+			}
+			out = append(out, l)
+		}
+	}
 	for _, x := range e.Exchanges {
 		if x.Request != "" {
 			out = append(out, "sent:     "+quote(x.Request))
@@ -214,14 +224,27 @@ func evidenceLines(c Check, withStderr bool) []string {
 			out = append(out, "received: "+quote(x.Reply))
 		}
 	}
-	if withStderr && e.Stderr != "" {
+	if text && e.Stderr != "" {
 		out = append(out, "stderr of the implementation (last lines):")
-		for _, l := range lastLines(e.Stderr, 5) {
-			out = append(out, "  "+quote(l))
+		lines := termsafe.Lines(e.Stderr)
+		for _, l := range lines[max(0, len(lines)-5):] {
+			out = append(out, "  "+clip(l))
 		}
 	}
 	if e.Repro != "" {
-		out = append(out, "repro: "+e.Repro)
+		repro := e.Repro
+		if text {
+			repro = termsafe.Line(repro)
+		}
+		out = append(out, "repro: "+repro)
 	}
 	return out
+}
+
+// Plural is n with the word for one or for several ("1 file", "3 files").
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

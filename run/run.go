@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"slices"
@@ -27,8 +28,14 @@ type Options struct {
 	Flags  check.FlagValues // the suite's own flags
 
 	Run, Skip []string // ID patterns selecting checks (check.Select)
+	// Shard runs only the selected checks of one shard (ShardOf); the zero
+	// Shard runs them all.
+	Shard report.Shard
 	// KnownFailing and KnownFlaky are baseline files (check.ParseBaseline).
 	KnownFailing, KnownFlaky string
+	// MaxFileSize caps every file the run reads (corpus files, baselines,
+	// the suite's input files), in bytes; 0 is regularfile.DefaultLimit.
+	MaxFileSize int64
 
 	Strict   bool          // a not-checked or a failed should check blocks conformance
 	Parallel int           // checks in flight; 0: the implementation's declared concurrency
@@ -60,7 +67,7 @@ func Prepare(def *check.Definition, spec check.Spec, o Options) (*Plan, error) {
 	if err := validate(def, spec, o); err != nil {
 		return nil, err
 	}
-	loaded, err := def.Load(check.LoadOptions{Corpus: o.Corpus, Flags: o.Flags})
+	loaded, err := def.Load(check.LoadOptions{Corpus: o.Corpus, Flags: o.Flags, MaxFileSize: o.MaxFileSize})
 	if err != nil {
 		return nil, err
 	}
@@ -68,11 +75,14 @@ func Prepare(def *check.Definition, spec check.Spec, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, &check.UsageError{Err: err}
 	}
-	p := &Plan{Def: def, Loaded: loaded, Checks: checks, Spec: spec, opts: o}
-	if p.failing, err = readBaseline(o.KnownFailing, loaded.Suite.Checks); err != nil {
+	if checks, err = shardChecks(o.Shard, checks); err != nil {
 		return nil, err
 	}
-	if p.flaky, err = readBaseline(o.KnownFlaky, loaded.Suite.Checks); err != nil {
+	p := &Plan{Def: def, Loaded: loaded, Checks: checks, Spec: spec, opts: o}
+	if p.failing, err = readBaseline(o.KnownFailing, o.MaxFileSize, loaded.Suite.Checks); err != nil {
+		return nil, err
+	}
+	if p.flaky, err = readBaseline(o.KnownFlaky, o.MaxFileSize, loaded.Suite.Checks); err != nil {
 		return nil, err
 	}
 	if spec.Env != nil || len(loaded.Env) > 0 {
@@ -130,16 +140,18 @@ func validate(def *check.Definition, spec check.Spec, o Options) error {
 	return def.CheckMode(spec.Mode)
 }
 
-// maxBaseline bounds a baseline file.
-const maxBaseline = 16 << 20
-
-// readBaseline reads a baseline file; a pattern that selects none of the
-// suite's checks is a usage error naming its file and line.
-func readBaseline(path string, checks []check.Check) ([]check.BaselineEntry, error) {
+// readBaseline reads a baseline file of at most limit bytes (regularfile);
+// a pattern that selects none of the suite's checks is a usage error naming
+// its file and line.
+func readBaseline(path string, limit int64, checks []check.Check) ([]check.BaselineEntry, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := readFile(path, maxBaseline)
+	data, err := regularfile.ReadFile(path, limit)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is named once, here
+	}
 	if err != nil {
 		return nil, check.Usagef("baseline %s: %v", path, err)
 	}
@@ -155,17 +167,6 @@ func readBaseline(path string, checks []check.Check) ([]check.BaselineEntry, err
 		return nil, check.Usagef("the baseline is out of date:\n  %s", strings.Join(lines, "\n  "))
 	}
 	return entries, nil
-}
-
-// readFile reads a regular file of at most limit bytes without blocking on
-// a FIFO.
-func readFile(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|regularfile.NonBlock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return regularfile.Read(f, limit, "bytes referee reads")
 }
 
 // Result is a finished run: the verdicts, the report and how it ended.
@@ -208,9 +209,10 @@ func (p *Plan) Execute(ctx context.Context) *Result {
 	if p.opts.KnownFailing == "" && p.opts.KnownFlaky == "" {
 		res.Report = report.New(p.opts.Tool, s, impl, res.Run, p.opts.Strict)
 	} else {
-		stale := check.ApplyBaseline(res.Run, p.failing, p.flaky)
+		stale := p.staleUnlessSharded(res.Run, check.ApplyBaseline(res.Run, p.failing, p.flaky))
 		res.Report = report.WithBaseline(p.opts.Tool, s, impl, res.Run, p.opts.Strict, stale)
 	}
+	res.Report.Shard = p.shard()
 	return res
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/suites"
 )
@@ -75,7 +76,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	if !errors.As(err, &ee) || ee.err != nil {
-		fmt.Fprintf(stderr, "referee: %v\n", err)
+		// An error may quote a corpus or an implementation: its lines are
+		// referee's, their contents made safe.
+		fmt.Fprintf(stderr, "referee: %s\n", termsafe.Text(err.Error()))
 	}
 	return code
 }
@@ -120,7 +123,7 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see %s --help)", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(e), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newServeCmd(e), newVersionCmd(e))
+	root.AddCommand(newRunCmd(e), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newServeCmd(e), newMergeCmd(e), newVersionCmd(e))
 	for _, def := range suites.All() {
 		for _, c := range def.Commands {
 			root.AddCommand(newSuiteCmd(e, def, c))

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/run"
 )
@@ -39,15 +40,18 @@ func newSuiteCmd(e *env, def *check.Definition, c check.Command) *cobra.Command 
 		case len(args) < min && c.Dash:
 			return usageError("%s needs a program after --", cmd.CommandPath())
 		case len(args) < min:
-			return usageError("%s needs %d argument(s), got %d", cmd.CommandPath(), min, len(args))
+			return usageError("%s needs %s, got %d", cmd.CommandPath(), report.Plural(min, "argument", "arguments"), len(args))
 		case max >= 0 && len(args) > max:
-			return usageError("%s takes at most %d argument(s), got %d", cmd.CommandPath(), max, len(args))
+			return usageError("%s takes at most %s, got %d", cmd.CommandPath(), report.Plural(max, "argument", "arguments"), len(args))
 		case c.Dash && len(args) > 0 && cmd.ArgsLenAtDash() != 0:
 			return usageError("put the program after --")
 		}
 		return nil
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkOutputs(suiteOutputs(c.Flags, values())); err != nil {
+			return err
+		}
 		inv := &check.Invocation{
 			Args: args, Flags: values(), Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 			Color:   func(w io.Writer) bool { return os.Getenv("NO_COLOR") == "" && isTerminal(w) },
@@ -64,7 +68,7 @@ func verdict(def *check.Definition) func(context.Context, check.Spec, io.Writer)
 	return func(ctx context.Context, spec check.Spec, human io.Writer) (any, int) {
 		plan, err := run.Prepare(def, spec, run.Options{Tool: report.Tool{Name: "referee", Version: versionString()}})
 		if err != nil {
-			fmt.Fprintf(human, "referee: %v\n", err)
+			fmt.Fprintf(human, "referee: %s\n", termsafe.Text(err.Error()))
 			return nil, exitCode(err)
 		}
 		res := plan.Execute(ctx)

@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/regularfile"
 )
 
 // addFlags declares a suite's flags on fs and returns a function that reads
@@ -32,4 +37,56 @@ func addFlags(fs *pflag.FlagSet, flags []check.Flag) func() check.FlagValues {
 		}
 		return v
 	}
+}
+
+// byteSize is a flag's size in bytes: a number, optionally followed by
+// KiB, MiB or GiB (or K, M, G: the same), or kB, MB or GB (powers of 1000).
+type byteSize int64
+
+var sizeUnits = []struct {
+	suffix string
+	n      int64
+}{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30},
+	{"kb", 1000}, {"mb", 1000 * 1000}, {"gb", 1000 * 1000 * 1000},
+	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1},
+}
+
+func (s *byteSize) Set(v string) error {
+	num, unit := strings.TrimSpace(v), int64(1)
+	lower := strings.ToLower(num)
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(lower, u.suffix) {
+			num, unit = strings.TrimSpace(num[:len(num)-len(u.suffix)]), u.n
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/unit {
+		return fmt.Errorf("want a positive size in bytes, or with KiB, MiB or GiB (e.g. 512MiB)")
+	}
+	*s = byteSize(n * unit)
+	return nil
+}
+
+func (s *byteSize) String() string {
+	n := int64(*s)
+	for _, u := range []struct {
+		name string
+		n    int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.n && n%u.n == 0 {
+			return strconv.FormatInt(n/u.n, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (s *byteSize) Type() string { return "size" }
+
+// addMaxFileSize declares --max-file-size on fs and returns where its value goes.
+func addMaxFileSize(fs *pflag.FlagSet) *byteSize {
+	s := byteSize(regularfile.DefaultLimit)
+	fs.Var(&s, "max-file-size", "refuse any file referee reads (corpus files, baselines, vector files) over `SIZE`, before reading it: bytes, or with KiB, MiB or GiB")
+	return &s
 }

@@ -7,18 +7,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/suites"
 )
 
-// loadSuite loads def for listing, from dir or its embedded corpus.
-func loadSuite(def *check.Definition, dir string) (*check.Suite, error) {
+// loadSuite loads def for listing, from dir (reading no file over
+// maxFileSize bytes) or its embedded corpus.
+func loadSuite(def *check.Definition, dir string, maxFileSize int64) (*check.Suite, error) {
 	switch {
 	case dir == "" && def.Embedded == "" && def.Corpus != "":
 		return nil, usageError("the %s suite needs --corpus DIR: %s", def.Name, def.Corpus)
 	case dir != "" && def.Corpus == "":
 		return nil, usageError("the %s suite reads no corpus: it has no --corpus", def.Name)
 	}
-	loaded, err := def.Load(check.LoadOptions{Corpus: dir})
+	loaded, err := def.Load(check.LoadOptions{Corpus: dir, MaxFileSize: maxFileSize})
 	if err != nil {
 		return nil, err
 	}
@@ -28,6 +30,7 @@ func loadSuite(def *check.Definition, dir string) (*check.Suite, error) {
 func newListCmd(e *env) *cobra.Command {
 	var corpusDir string
 	var modes bool
+	var maxFileSize *byteSize
 	cmd := &cobra.Command{
 		Use:   "list [SUITE]",
 		Short: "List the suites, or one suite's check IDs",
@@ -35,7 +38,8 @@ func newListCmd(e *env) *cobra.Command {
   referee list jcs
   referee list jcs --modes
   referee list jcs --corpus ../shared/corpora/jcs`,
-		Args: cobra.MaximumNArgs(1),
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: suites.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				if corpusDir != "" || modes {
@@ -48,7 +52,7 @@ func newListCmd(e *env) *cobra.Command {
 			}
 			def := suites.Find(args[0])
 			if def == nil {
-				return usageError("unknown suite %q (suites: %s)", args[0], strings.Join(suites.Names(), ", "))
+				return unknownSuite(args[0])
 			}
 			if modes {
 				for _, m := range def.Modes {
@@ -56,37 +60,51 @@ func newListCmd(e *env) *cobra.Command {
 				}
 				return nil
 			}
-			suite, err := loadSuite(def, corpusDir)
+			suite, err := loadSuite(def, corpusDir, int64(*maxFileSize))
 			if err != nil {
 				return err
 			}
+			// IDs and docs may come from the corpus: one line each.
 			for _, c := range suite.Checks {
-				fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", c.ID, c.LevelOf(), c.Doc)
+				fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", termsafe.Line(c.ID), c.LevelOf(), termsafe.Line(c.Doc))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&corpusDir, "corpus", "", "list the checks of the corpus in `DIR`")
 	cmd.Flags().BoolVar(&modes, "modes", false, "list the built-in adapter's broken modes instead")
+	maxFileSize = addMaxFileSize(cmd.Flags())
 	return cmd
 }
 
 func newExplainCmd(e *env) *cobra.Command {
 	var corpusDir string
+	var maxFileSize *byteSize
 	cmd := &cobra.Command{
 		Use:   "explain CHECK-ID",
 		Short: "Say what a check proves and how",
 		Example: `  referee explain jcs/numbers/1e21
   referee explain jcs/rfc8785/weird --corpus ../shared/corpora/jcs`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError("explain needs one check ID, such as jcs/numbers/1e21 (referee list SUITE lists them), got %d arguments", len(args))
+			}
+			return nil
+		},
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeCheckIDs(toComplete)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
 			name, _, _ := strings.Cut(id, "/")
 			def := suites.Find(name)
 			if def == nil {
-				return usageError("%q: no suite %q (suites: %s)", id, name, strings.Join(suites.Names(), ", "))
+				return usageError("%q: no suite %q%s (suites: %s)", id, name, didYouMean(name, suites.Names()), strings.Join(suites.Names(), ", "))
 			}
-			suite, err := loadSuite(def, corpusDir)
+			suite, err := loadSuite(def, corpusDir, int64(*maxFileSize))
 			if err != nil {
 				return err
 			}
@@ -94,24 +112,31 @@ func newExplainCmd(e *env) *cobra.Command {
 				if c.ID != id {
 					continue
 				}
-				fmt.Fprintf(e.stdout, "%s\n  %s\n  level: %s\n", c.ID, c.Doc, c.LevelOf())
+				// The check's texts may come from the corpus: each of their
+				// lines is made safe and indented here.
+				fmt.Fprintf(e.stdout, "%s\n  %s\n  level: %s\n", termsafe.Line(c.ID), termsafe.Line(c.Doc), c.LevelOf())
 				if c.Clause != "" {
-					fmt.Fprintf(e.stdout, "  requirement: %s\n", c.Clause)
+					fmt.Fprintf(e.stdout, "  requirement: %s\n", termsafe.Line(c.Clause))
 				}
 				if len(c.Needs) > 0 {
-					fmt.Fprintf(e.stdout, "  needs the adapter op(s): %s\n", strings.Join(c.Needs, ", "))
+					fmt.Fprintf(e.stdout, "  needs the adapter op(s): %s\n", termsafe.Line(strings.Join(c.Needs, ", ")))
 				}
 				if c.Explain != "" {
-					for _, l := range strings.Split(strings.TrimRight(c.Explain, "\n"), "\n") {
+					for _, l := range termsafe.Lines(c.Explain) {
 						fmt.Fprintf(e.stdout, "  %s\n", l)
 					}
 				}
-				fmt.Fprintf(e.stdout, "  corpus: %s (%s)\n", suite.Corpus, suite.CorpusDigest)
+				fmt.Fprintf(e.stdout, "  corpus: %s (%s)\n", termsafe.Line(suite.Corpus), suite.CorpusDigest)
 				return nil
 			}
-			return usageError("suite %s has no check %q (see referee list %s)", name, id, name)
+			ids := make([]string, len(suite.Checks))
+			for i, c := range suite.Checks {
+				ids[i] = c.ID
+			}
+			return usageError("suite %s has no check %q%s (see referee list %s)", name, id, didYouMean(id, ids), name)
 		},
 	}
 	cmd.Flags().StringVar(&corpusDir, "corpus", "", "look the check up in the corpus in `DIR`")
+	maxFileSize = addMaxFileSize(cmd.Flags())
 	return cmd
 }

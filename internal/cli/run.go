@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -17,8 +15,8 @@ import (
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
-	"github.com/refereehq/referee/internal/atomicfile"
 	"github.com/refereehq/referee/internal/child"
+	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/run"
 	"github.com/refereehq/referee/suites"
@@ -29,10 +27,8 @@ type runOptions struct {
 	corpus   string
 	run      []string
 	skip     []string
-	format   string
-	jsonOut  string
-	junitOut string
-	native   string
+	reports  reportFlags
+	shard    string
 	timeout  time.Duration
 	url      string
 	env      []string
@@ -40,8 +36,6 @@ type runOptions struct {
 	dir      string
 	trace    string
 	strict   bool
-	noColor  bool
-	quiet    bool
 	mode     string
 	parallel int
 	argv     []string // the adapter program, after --
@@ -50,7 +44,8 @@ type runOptions struct {
 	knownFlaky    string
 	writeBaseline string
 
-	suiteFlags func() check.FlagValues // the suite's own flags
+	suiteFlags  func() check.FlagValues // the suite's own flags
+	maxFileSize *byteSize               // the cap on each file read
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -76,7 +71,7 @@ EXIT STATUS
 			if len(args) == 0 {
 				return usageError("run needs a suite: %s", strings.Join(suites.Names(), ", "))
 			}
-			return usageError("unknown suite %q (suites: %s)", args[0], strings.Join(suites.Names(), ", "))
+			return unknownSuite(args[0])
 		},
 	}
 	for _, def := range suites.All() {
@@ -106,10 +101,8 @@ func newRunSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	}
 	f.StringArrayVar(&o.run, "run", nil, "run only checks whose ID matches `PATTERN` (segments; * one, ** any; repeatable)")
 	f.StringArrayVar(&o.skip, "skip", nil, "skip checks whose ID matches `PATTERN` (repeatable)")
-	f.StringVar(&o.format, "format", "text", "what goes to stdout: text, json, junit, or native (the suite's own report, if it has one)")
-	f.StringVar(&o.jsonOut, "json", "", "also write the JSON report to `FILE`")
-	f.StringVar(&o.junitOut, "junit", "", "also write the JUnit XML report to `FILE`")
-	f.StringVar(&o.native, "native", "", "also write the suite's native report to `FILE`")
+	o.reports.add(f, true)
+	f.StringVar(&o.shard, "shard", "", "run only shard `I/N` of the selected checks (1 ≤ I ≤ N, by a hash of each check ID), for referee merge")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-call timeout")
 	f.StringVar(&o.url, "url", "", "POST requests to the implementation at `URL`")
 	f.StringArrayVar(&o.env, "env", nil, "set `KEY=VALUE` in the adapter's environment (repeatable)")
@@ -117,13 +110,15 @@ func newRunSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.StringVar(&o.dir, "dir", "", "start the adapter in `DIR`")
 	f.StringVar(&o.trace, "trace", "", "write the whole transcript, every line each way, to `FILE`")
 	f.BoolVar(&o.strict, "strict", false, "a not-checked result or a failed should check blocks conformance (exit 1)")
-	f.BoolVar(&o.noColor, "no-color", false, "no colour in text output (NO_COLOR is honoured too)")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "list only the checks that did not pass")
 	f.StringVar(&o.knownFailing, "known-failing", "", "the checks the implementation is known to fail, one ID pattern per line in `FILE`: they must fail (one that passes is stale and fails the run), and do not block the exit status")
 	f.StringVar(&o.knownFlaky, "known-flaky", "", "the checks known to be flaky, one ID pattern per line in `FILE`: they may fail")
 	f.StringVar(&o.writeBaseline, "write-known-failing", "", "after a complete run, write every check that failed to `FILE`, ready for --known-failing")
 	f.StringVar(&o.mode, "mode", "", "run the built-in implementation in a deliberately broken `MODE` (see referee list "+def.Name+" --modes)")
 	o.suiteFlags = addFlags(f, def.Flags)
+	cmd.RegisterFlagCompletionFunc("mode", completeModes(def))
+	cmd.RegisterFlagCompletionFunc("run", completeSelection(def))
+	cmd.RegisterFlagCompletionFunc("skip", completeSelection(def))
+	o.maxFileSize = addMaxFileSize(f)
 	f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once, at most the adapter's declared concurrency (the default)")
 	return cmd
 }
@@ -138,10 +133,8 @@ func examples(ex []string) string {
 
 // validate checks flags that cannot be combined, before anything runs.
 func (o *runOptions) validate() error {
-	switch o.format {
-	case "text", "json", "junit", "native":
-	default:
-		return usageError("--format %q: want text, json, junit or native", o.format)
+	if err := o.reports.validate(); err != nil {
+		return err
 	}
 	for _, kv := range o.env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
@@ -160,7 +153,9 @@ func (o *runOptions) spec(e *env, def *check.Definition) check.Spec {
 	if def.Live {
 		who = "provider: "
 	}
-	return check.Spec{Argv: o.argv, URL: o.url, Dir: o.dir, Env: o.childEnv(), Mode: o.mode, Stderr: prefixWriter(e.stderr, who)}
+	// The implementation's stderr, copied live: its lines cannot pass for
+	// referee's.
+	return check.Spec{Argv: o.argv, URL: o.url, Dir: o.dir, Env: o.childEnv(), Mode: o.mode, Stderr: termsafe.NewWriter(e.stderr, who)}
 }
 
 // reproEnv is what a repro command puts after `env`.
@@ -175,19 +170,47 @@ func (o *runOptions) reproEnv() []string {
 	return words
 }
 
+// outputs lists the paths a run writes: its reports, its trace, its
+// baseline and the suite's own files.
+func (o *runOptions) outputs(def *check.Definition) []output {
+	outs := append(o.reports.outputs(),
+		output{flag: "trace", path: o.trace, file: true},
+		output{flag: "write-known-failing", path: o.writeBaseline, file: true})
+	return append(outs, suiteOutputs(def.Flags, o.suiteFlags())...)
+}
+
 func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions) error {
+	// A run that ends before its reports are written leaves none of an
+	// earlier run's in their place.
+	outs := o.outputs(def)
+	reported := false
+	defer func() {
+		if !reported {
+			removeStale(e, outs)
+		}
+	}()
 	if err := o.validate(); err != nil {
+		return err
+	}
+	if err := checkOutputs(outs); err != nil {
 		return err
 	}
 	opts := run.Options{
 		Corpus: o.corpus, Flags: o.suiteFlags(), Run: o.run, Skip: o.skip,
-		KnownFailing: o.knownFailing, KnownFlaky: o.knownFlaky,
+		KnownFailing: o.knownFailing, KnownFlaky: o.knownFlaky, MaxFileSize: int64(*o.maxFileSize),
 		Strict: o.strict, Parallel: o.parallel, Timeout: o.timeout,
 		Tool: report.Tool{Name: "referee", Version: versionString()}, ReproEnv: o.reproEnv(),
 	}
+	if o.shard != "" {
+		sh, err := run.ParseShard(o.shard)
+		if err != nil {
+			return err
+		}
+		opts.Shard = sh
+	}
 	if isTerminal(e.stderr) {
 		opts.Progress = func(done, total int, r check.Result) {
-			fmt.Fprintf(e.stderr, "\r\033[K[%d/%d] %s", done, total, r.ID)
+			fmt.Fprintf(e.stderr, "\r\033[K[%d/%d] %s", done, total, termsafe.Line(r.ID))
 			if done == total {
 				fmt.Fprint(e.stderr, "\r\033[K")
 			}
@@ -197,7 +220,7 @@ func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions)
 	if err != nil {
 		return err
 	}
-	if o.format == "native" || o.native != "" {
+	if o.reports.wantsNative() {
 		if plan.Loaded.Native == nil {
 			return usageError("suite %s has no native report format; use --format json", def.Name)
 		}
@@ -212,7 +235,8 @@ func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions)
 	}
 	res := plan.Execute(ctx)
 	if res.StartErr != nil {
-		fmt.Fprintf(e.stderr, "referee: the implementation could not be started: %v\n", res.StartErr)
+		// The error may quote the implementation (a hello refusal).
+		fmt.Fprintf(e.stderr, "referee: the implementation could not be started: %s\n", termsafe.Line(res.StartErr.Error()))
 		var se *adapter.StartError
 		if errors.As(res.StartErr, &se) {
 			fmt.Fprintf(e.stderr, "referee: its stderr ended with:\n%s\n", lastLinesText(se.Stderr, 10))
@@ -220,12 +244,14 @@ func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions)
 	} else if !res.Run.Complete && ctx.Err() != nil {
 		fmt.Fprintf(e.stderr, "referee: interrupted; the verdicts above are not a conformance result\n")
 	}
-	if err := o.writeReports(e, res); err != nil {
+	reported = true
+	native := func() any { doc, _ := res.Native(); return doc }
+	if err := o.reports.write(e, res.Report, native); err != nil {
 		return err
 	}
 	notes, err := res.Finish(o.writeBaseline)
 	for _, n := range notes {
-		fmt.Fprintf(e.stderr, "referee: %s\n", n)
+		fmt.Fprintf(e.stderr, "referee: %s\n", termsafe.Line(n))
 	}
 	code := res.ExitCode()
 	if err != nil {
@@ -254,44 +280,6 @@ func (o *runOptions) childEnv() []string {
 	return append(env, o.env...)
 }
 
-func (o *runOptions) writeReports(e *env, res *run.Result) error {
-	rep := res.Report
-	write := map[string]func(io.Writer) error{
-		"json":  func(w io.Writer) error { return report.WriteJSON(w, rep) },
-		"junit": func(w io.Writer) error { return report.WriteJUnit(w, rep) },
-		"native": func(w io.Writer) error {
-			doc, _ := res.Native()
-			return report.WriteNative(w, doc)
-		},
-		"text": func(w io.Writer) error {
-			return report.WriteText(w, rep, report.TextOptions{Color: o.color(e.stdout), Passes: !o.quiet})
-		},
-	}
-	if err := write[o.format](e.stdout); err != nil {
-		return fmt.Errorf("writing the %s report: %w", o.format, err)
-	}
-	for _, f := range []struct{ path, format string }{{o.jsonOut, "json"}, {o.junitOut, "junit"}, {o.native, "native"}} {
-		if f.path == "" {
-			continue
-		}
-		var b bytes.Buffer
-		if err := write[f.format](&b); err != nil {
-			return fmt.Errorf("writing the %s report: %w", f.format, err)
-		}
-		if err := atomicfile.Write(f.path, b.Bytes()); err != nil {
-			return &exitError{code: report.ExitUsage, err: fmt.Errorf("--%s: %w", f.format, err)}
-		}
-	}
-	return nil
-}
-
-func (o *runOptions) color(w io.Writer) bool {
-	if o.noColor || os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	return isTerminal(w)
-}
-
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -303,46 +291,10 @@ func isTerminal(w io.Writer) bool {
 	return isatty.IsTerminal(f.Fd())
 }
 
-// prefixWriter starts every line written through it with prefix; lines may
-// arrive in several writes.
-func prefixWriter(w io.Writer, prefix string) io.Writer {
-	return &prefixed{w: w, prefix: prefix, atStart: true}
-}
-
-type prefixed struct {
-	mu      sync.Mutex
-	w       io.Writer
-	prefix  string
-	atStart bool
-}
-
-func (p *prefixed) Write(b []byte) (int, error) {
-	n := len(b)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []byte
-	for len(b) > 0 {
-		if p.atStart {
-			out = append(out, p.prefix...)
-		}
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			out = append(out, b...)
-			p.atStart = false
-			break
-		}
-		out = append(out, b[:i+1]...)
-		b = b[i+1:]
-		p.atStart = true
-	}
-	if _, err := p.w.Write(out); err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
+// lastLinesText is the last n lines of an implementation's stderr, each
+// made safe and indented.
 func lastLinesText(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := termsafe.Lines(s)
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

@@ -27,7 +27,7 @@ own protocol instead.`,
 			if len(args) == 0 {
 				return usageError("serve needs a suite: %s", strings.Join(suites.Names(), ", "))
 			}
-			return usageError("unknown suite %q (suites: %s)", args[0], strings.Join(suites.Names(), ", "))
+			return unknownSuite(args[0])
 		},
 	}
 	for _, def := range suites.All() {
@@ -48,8 +48,10 @@ func newServeSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&mode, "mode", "", "serve a deliberately broken `MODE`: "+strings.Join(check.ModeNames(def.Modes), ", "))
 	f.StringVar(&addr, "http", "", "serve over HTTP on `ADDR` (e.g. 127.0.0.1:8785) instead of stdio")
+	maxFileSize := new(byteSize) // 0: the default limit
 	if def.Corpus != "" {
 		f.StringVar(&corpusDir, "corpus", "", "the corpus in `DIR`, for an implementation that reads it")
+		maxFileSize = addMaxFileSize(f)
 	}
 	values := addFlags(f, def.ServeFlags)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
@@ -62,7 +64,7 @@ func newServeSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 		if corpusDir == "" && def.Embedded == "" {
 			return usageError("serve %s needs --corpus DIR: %s", def.Name, def.Corpus)
 		}
-		loaded, err := def.Load(check.LoadOptions{Corpus: corpusDir})
+		loaded, err := def.Load(check.LoadOptions{Corpus: corpusDir, MaxFileSize: int64(*maxFileSize)})
 		if err != nil {
 			return err
 		}

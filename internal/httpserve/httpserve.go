@@ -12,6 +12,10 @@ import (
 	"time"
 )
 
+// limits bound how long a client may take: to send its headers, its whole
+// request, and between requests; tests shorten them.
+var limits = struct{ readHeader, read, idle time.Duration }{10 * time.Second, time.Minute, time.Minute}
+
 // Serve listens on addr, says where on announce ("serving NAME on
 // http://ADDR/"), and serves h until ctx ends; it returns once the server
 // has stopped.
@@ -21,7 +25,7 @@ func Serve(ctx context.Context, addr, name string, h http.Handler, announce io.W
 		return fmt.Errorf("--http %s: %w", addr, err)
 	}
 	fmt.Fprintf(announce, "referee: serving %s on http://%s/\n", name, ln.Addr())
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: time.Minute}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: limits.readHeader, ReadTimeout: limits.read, IdleTimeout: limits.idle}
 	ctx, cancel := context.WithCancel(ctx)
 	stopped := make(chan struct{})
 	go func() {

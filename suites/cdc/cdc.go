@@ -39,13 +39,16 @@ type NativeReport struct {
 }
 
 // Native renders a run over cp as upstream's report: each flag is whether
-// that hook ran, and failures carry upstream's messages.
+// that hook ran, and failures carry upstream's messages. A check the run
+// never got to ("not run: ", after it gave up or was interrupted) ran no
+// hook: an incomplete run's report claims no check it did not make.
 func (cp *Corpus) Native(run *check.Run) *NativeReport {
 	out := &NativeReport{ValidCount: len(cp.Valid), InvalidCount: len(cp.Invalid), Failures: []string{}}
 	flags := map[string]bool{}
 	for _, r := range run.Results {
 		fam := family(r.ID)
-		ran := r.Status == check.Pass || r.Status == check.Fail || r.Status == check.Error
+		notRun := r.Status == check.Error && strings.HasPrefix(r.Reason, "not run: ")
+		ran := (r.Status == check.Pass || r.Status == check.Fail || r.Status == check.Error) && !notRun
 		switch {
 		case fam == "canonical" && ran:
 			flags["canonical"] = true

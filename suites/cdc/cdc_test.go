@@ -37,7 +37,7 @@ func loadSuite(t *testing.T, dir string) *check.Loaded {
 // readDir reads the corpus in dir as data.
 func readDir(t *testing.T, dir string) *Corpus {
 	t.Helper()
-	c, err := corpus.OpenDir(dir)
+	c, err := corpus.OpenDir(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 		}
 		abs, err = materialise(c)
 	} else {
-		if c, err = corpus.OpenDir(o.Corpus); err != nil {
+		if c, err = corpus.OpenDir(o.Corpus, o.MaxFileSize); err != nil {
 			return nil, err
 		}
 		abs, err = filepath.Abs(o.Corpus)

@@ -76,7 +76,7 @@ func TestEmbeddedRelease(t *testing.T) {
 	if !filepath.IsAbs(dir) || !slices.Contains(l.Env, "CDC_CORPUS="+dir) {
 		t.Fatalf("hello %v, env %v", l.Hello, l.Env)
 	}
-	onDisk, err := corpus.OpenDir(dir)
+	onDisk, err := corpus.OpenDir(dir, 0)
 	if err != nil || onDisk.Digest != l.Suite.CorpusDigest {
 		t.Fatalf("the materialised corpus %s: %v (digest %s, want %s)", dir, err, onDisk.Digest, l.Suite.CorpusDigest)
 	}
@@ -88,7 +88,7 @@ func TestEmbeddedRelease(t *testing.T) {
 	if err != nil || l2.Hello["corpus"] != dir {
 		t.Fatalf("second load: %v, %v", err, l2.Hello)
 	}
-	if d, err := corpus.OpenDir(dir); err != nil || d.Digest != l.Suite.CorpusDigest {
+	if d, err := corpus.OpenDir(dir, 0); err != nil || d.Digest != l.Suite.CorpusDigest {
 		t.Errorf("a corrupted copy was not replaced: %v", err)
 	}
 	h, err := l.Reference("")

@@ -40,7 +40,7 @@ func materialise(c *corpus.Corpus) (string, error) {
 		base = os.TempDir()
 	}
 	dir := filepath.Join(base, "referee", "cdc-"+strings.TrimPrefix(c.Digest, "sha256:")[:16])
-	if d, err := corpus.OpenDir(dir); err == nil && d.Digest == c.Digest {
+	if d, err := corpus.OpenDir(dir, corpus.DefaultMaxFileSize); err == nil && d.Digest == c.Digest {
 		return dir, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -66,7 +66,7 @@ func materialise(c *corpus.Corpus) (string, error) {
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		// Another run may have written it first; use it if it verifies.
-		if d, derr := corpus.OpenDir(dir); derr == nil && d.Digest == c.Digest {
+		if d, derr := corpus.OpenDir(dir, corpus.DefaultMaxFileSize); derr == nil && d.Digest == c.Digest {
 			return dir, nil
 		}
 		// A stale or broken copy: replace it.

@@ -75,7 +75,7 @@ func runExportJSTS(_ context.Context, c *check.Invocation) error {
 	if labelSet && label == "" {
 		return check.Usagef("--label is empty: give a case description, e.g. %q", DefaultJSTSLabel)
 	}
-	co, err := corpus.OpenDir(dir)
+	co, err := corpus.OpenDir(dir, corpus.DefaultMaxFileSize)
 	if err != nil {
 		return err
 	}

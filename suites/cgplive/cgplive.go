@@ -172,12 +172,16 @@ type Native struct {
 // native renders a run as upstream's report.
 func native(run *check.Run, spec check.Spec) any { return nativeOf(run, targetName(spec)) }
 
+// nativeOf renders a run as upstream's report. A check the run never
+// judged ("not run: ": the provider could not be started, the run was
+// interrupted with the check in flight, or gave up) is skipped: a report of
+// an incomplete run charges the provider with nothing it did not finish.
 func nativeOf(run *check.Run, target string) Native {
 	n := Native{Target: target, Checks: []NativeCheck{}}
 	status := map[check.Status]string{check.Pass: "pass", check.Fail: "fail", check.NotChecked: "skipped", check.Error: "fail"}
 	for _, r := range run.Results {
 		st := status[r.Status]
-		if strings.HasPrefix(r.Reason, "not run: ") {
+		if r.Status == check.Error && strings.HasPrefix(r.Reason, "not run: ") {
 			st = "skipped"
 		}
 		n.Checks = append(n.Checks, NativeCheck{Name: strings.TrimPrefix(r.ID, Name+"/"), Status: st, Evidence: r.Reason})

@@ -394,6 +394,20 @@ func hostile(name, docs string) int {
 					env.Result.Frames[i].Provenance[0].URI = cgp.Str("file:///dev/zero")
 				}
 				line, _ = cgp.Encode(env)
+			case name == "forge-lines" && env.Type == cgp.TypeFrames:
+				// Frame ids and provenance URIs that would forge report lines;
+				// the first frame's digest is wrong, so that provenance fails
+				// with the others' URIs in its evidence notes.
+				for i := range env.Result.Frames {
+					f := &env.Result.Frames[i]
+					f.ID = "f\nPASS  cgp/forged\r\x1b[2KCONFORMANT"
+					if i == 0 {
+						f.Provenance[0].Digest = cgp.Str("sha256:" + strings.Repeat("0", 64))
+					} else {
+						f.Provenance[0].URI = cgp.Str("file:///x\nPASS  cgp/forged-uri\nCONFORMANT")
+					}
+				}
+				line, _ = cgp.Encode(env)
 			case name == "hollow-attestations" && env.Type == cgp.TypeFrames:
 				for i := range env.Result.FrameAttestations {
 					env.Result.FrameAttestations[i].Attestation = nil

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/internal/httpserve"
@@ -207,14 +206,4 @@ func serve(ctx context.Context, o check.ServeOptions) error {
 		return check.Usagef("--mode %s breaks a rule only the stdio checks test; over --http it would change no verdict", o.Mode)
 	}
 	return httpserve.Serve(ctx, o.Addr, "CGP provider "+provider.Name, p.Handler(), o.Stderr)
-}
-
-// visibleText escapes control characters a provider could use to forge lines.
-func visibleText(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/internal/child"
+	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/protocols/cgp"
 	"github.com/refereehq/referee/protocols/cgp/host"
 )
@@ -46,7 +47,8 @@ exits as referee run does.`,
 			Args: [2]int{1, -1},
 			Dash: true,
 			Run: func(ctx context.Context, inv *check.Invocation) error {
-				spec := check.Spec{Argv: inv.Args, Stderr: inv.Stderr, Flags: inv.Flags}
+				// The provider's stderr, copied live, as run copies it.
+				spec := check.Spec{Argv: inv.Args, Stderr: termsafe.NewWriter(inv.Stderr, "provider: "), Flags: inv.Flags}
 				if inv.Flags.Bool("clean-env") {
 					spec.Env = child.CleanEnv()
 				}
@@ -101,7 +103,7 @@ func inspect(ctx context.Context, inv *check.Invocation, spec check.Spec) error 
 	}
 	defer cleanup()
 	if err := probe(ctx, human, t, inv.Flags.String("query"), &doc, paint(color.FgYellow)); err != nil {
-		fmt.Fprintf(human, "could not establish provider: %v\n", err)
+		fmt.Fprintf(human, "could not establish provider: %s\n", termsafe.Line(err.Error()))
 	}
 
 	// Phase 2: the suite, through the same pipeline and verdict as run.
@@ -144,15 +146,15 @@ func probe(ctx context.Context, w io.Writer, t host.Target, goal string, doc *in
 			doc.Query = reply
 		}
 		if qerr != nil {
-			fmt.Fprintf(w, "query failed: %v\n", qerr)
+			fmt.Fprintf(w, "query failed: %s\n", termsafe.Line(qerr.Error()))
 		} else {
-			fmt.Fprintf(w, "query %q: %d frame(s)\n", visibleText(goal), len(reply.Result.Frames))
+			fmt.Fprintf(w, "query %q: %d frame(s)\n", termsafe.Line(goal), len(reply.Result.Frames))
 			for _, f := range reply.Result.Frames {
 				label := f.ID
 				if f.CitationLabel != nil {
 					label = *f.CitationLabel
 				}
-				fmt.Fprintf(w, "  [%.2f] %s  %d tok\n", f.Score, visibleText(label), f.TokenCost)
+				fmt.Fprintf(w, "  [%.2f] %s  %d tok\n", f.Score, termsafe.Line(label), f.TokenCost)
 			}
 		}
 	}
@@ -162,18 +164,18 @@ func probe(ctx context.Context, w io.Writer, t host.Target, goal string, doc *in
 
 func printIdentity(w io.Writer, ack *cgp.Envelope, t host.Target, warn func(a ...any) string) {
 	p, c := ack.Provider, ack.Capabilities
-	fmt.Fprintf(w, "provider %s v%s (%s), %s\n", visibleText(p.Name), visibleText(p.Version), visibleText(ack.ProtocolVersion), visibleText(t.String()))
+	fmt.Fprintf(w, "provider %s v%s (%s), %s\n", termsafe.Line(p.Name), termsafe.Line(p.Version), termsafe.Line(ack.ProtocolVersion), termsafe.Line(t.String()))
 	df := p.DataFlow
-	fmt.Fprintf(w, "data flow: reads=%v writes=%v egress=%v scopes=%s\n", df.Reads, df.Writes, df.Egress, visibleText(fmt.Sprint(df.EgressScopes)))
+	fmt.Fprintf(w, "data flow: reads=%v writes=%v egress=%v scopes=%s\n", df.Reads, df.Writes, df.Egress, termsafe.Line(fmt.Sprint(df.EgressScopes)))
 	if df.Egress || !t.IsStdio() {
 		fmt.Fprintf(w, "%s\n", warn("⚠ egress: this provider's data may leave the machine (an HTTP provider always counts as egress)"))
 	}
 	fmt.Fprintf(w, "capabilities: kinds=%s correlation=%v graph=%v verify=%v resolve=%v representations=%s\n",
-		visibleText(fmt.Sprint(c.Query.Kinds)), c.Correlation, c.Graph, c.Verify, c.Resolve, visibleText(fmt.Sprint(c.Representations)))
+		termsafe.Line(fmt.Sprint(c.Query.Kinds)), c.Correlation, c.Graph, c.Verify, c.Resolve, termsafe.Line(fmt.Sprint(c.Representations)))
 	if c.EmbeddingsFingerprint != nil {
-		fmt.Fprintf(w, "embedder: %s\n", visibleText(*c.EmbeddingsFingerprint))
+		fmt.Fprintf(w, "embedder: %s\n", termsafe.Line(*c.EmbeddingsFingerprint))
 	}
 	for _, k := range ack.AttesterKeys {
-		fmt.Fprintf(w, "attester key %s (%s): %s\n", visibleText(k.KeyID), visibleText(k.Algorithm), visibleText(k.PublicKey))
+		fmt.Fprintf(w, "attester key %s (%s): %s\n", termsafe.Line(k.KeyID), termsafe.Line(k.Algorithm), termsafe.Line(k.PublicKey))
 	}
 }

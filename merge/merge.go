@@ -1,0 +1,390 @@
+// Package merge joins the reports of one suite run in parts (the shards of
+// `referee run --shard I/N`, or selections that do not overlap) into one
+// report, and referee-matrix/1 documents likewise. It refuses what was not
+// one run of one suite against one implementation, and a check reported
+// twice; a missing shard or a part that did not finish makes the merged
+// report incomplete. Baselines are applied to the merged run.
+package merge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/regularfile"
+	"github.com/refereehq/referee/report"
+	"github.com/refereehq/referee/run"
+)
+
+// Options say how to merge and how to judge the merged report.
+type Options struct {
+	// KnownFailing and KnownFlaky are baseline files (check.ParseBaseline),
+	// applied to the merged run as `referee run` applies them to a whole one.
+	KnownFailing, KnownFlaky string
+	// Suite, if set, returns the IDs of the suite's checks in the suite's
+	// order, or nil when it cannot load that suite (another corpus digest).
+	// The merged checks then follow the suite's order, and baseline patterns
+	// must select some check of the suite. Without it, the merged checks are
+	// sorted by ID, and baseline patterns must select a merged check.
+	Suite func(report.Suite) []string
+	// Regroup, if set, computes a merged matrix's groups from its merged
+	// reports; without it the merged matrix has none.
+	Regroup func([]report.NamedReport) (json.RawMessage, error)
+	// MaxFileSize bounds each file Files reads (regularfile.Limit).
+	MaxFileSize int64
+}
+
+// Input is one document to merge, and the name errors call it by (its file).
+type Input struct {
+	Name string
+	Data []byte
+}
+
+// Result is what a merge makes: one report, or one matrix.
+type Result struct {
+	Report *report.Report // when the inputs were reports
+	Run    *check.Run     // the verdicts Report was judged from
+	Matrix *Matrix        // when the inputs were matrices
+	// Notes say what the user should know: why the merge is incomplete,
+	// what it dropped.
+	Notes []string
+}
+
+// ExitCode is the merged verdict under the exit-code contract
+// (report.ExitCode; Matrix.ExitCode for a matrix).
+func (r *Result) ExitCode() int {
+	if r.Matrix != nil {
+		return r.Matrix.ExitCode()
+	}
+	return r.Report.ExitCode()
+}
+
+// Files reads the documents at paths (regular files, at most
+// o.MaxFileSize bytes each) and merges them. Its errors are usage errors
+// (check.UsageError) naming the files.
+func Files(paths []string, o Options) (*Result, error) {
+	inputs := make([]Input, 0, len(paths))
+	for _, p := range paths {
+		data, err := regularfile.ReadFile(p, o.MaxFileSize)
+		if err != nil {
+			return nil, check.Usagef("merge: %v", err)
+		}
+		inputs = append(inputs, Input{Name: p, Data: data})
+	}
+	return Merge(inputs, o)
+}
+
+// Merge merges inputs: all referee-report/2 reports, or all
+// referee-matrix/1 matrices. Its errors are usage errors (check.UsageError)
+// naming the inputs.
+func Merge(inputs []Input, o Options) (*Result, error) {
+	if len(inputs) == 0 {
+		return nil, check.Usagef("merge: no report to merge")
+	}
+	var reports []part
+	var matrices []matrixPart
+	for _, in := range inputs {
+		format, err := formatOf(in.Data)
+		if err != nil {
+			return nil, check.Usagef("merge: %s: %v", in.Name, err)
+		}
+		switch format {
+		case MatrixFormat:
+			m, err := ReadMatrix(in.Data)
+			if err != nil {
+				return nil, check.Usagef("merge: %s: %v", in.Name, err)
+			}
+			matrices = append(matrices, matrixPart{name: in.Name, m: m})
+		default:
+			r, err := report.Read(in.Data)
+			if err != nil {
+				return nil, check.Usagef("merge: %s: %v", in.Name, err)
+			}
+			reports = append(reports, part{name: in.Name, r: r})
+		}
+	}
+	if len(reports) > 0 && len(matrices) > 0 {
+		return nil, check.Usagef("merge: %s is a %s report and %s a %s document: merge reports with reports, matrices with matrices",
+			reports[0].name, report.Format, matrices[0].name, MatrixFormat)
+	}
+	if len(matrices) > 0 {
+		return mergeMatrices(matrices, o)
+	}
+	rep, r, notes, err := mergeReports(reports, o, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Report: rep, Run: r, Notes: notes}, nil
+}
+
+// formatOf returns a document's format member.
+func formatOf(data []byte) (string, error) {
+	var head struct {
+		Format *string `json:"format"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return "", fmt.Errorf("not one JSON object: %w", err)
+	}
+	if head.Format == nil {
+		return "", errors.New("no format member: not a referee report")
+	}
+	return *head.Format, nil
+}
+
+// part is one report to merge and its name.
+type part struct {
+	name string
+	r    *report.Report
+}
+
+// mergeReports merges the reports of one run; withBaseline applies o's
+// baselines.
+func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *check.Run, []string, error) {
+	first := parts[0]
+	for _, p := range parts[1:] {
+		if err := agree(first, p); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	var notes []string
+	complete := true
+	// Every check once; in a sharded part, only its shard's checks.
+	where := map[string]string{}
+	shards := map[int]string{}
+	for _, p := range parts {
+		if sh := p.r.Shard; sh != nil {
+			if other, ok := shards[sh.Index]; ok {
+				return nil, nil, nil, check.Usagef("merge: %s and %s are both shard %d/%d", other, p.name, sh.Index, sh.Count)
+			}
+			shards[sh.Index] = p.name
+		}
+		for _, c := range p.r.Checks {
+			if other, ok := where[c.ID]; ok {
+				return nil, nil, nil, check.Usagef("merge: check %q is in both %s and %s", c.ID, other, p.name)
+			}
+			where[c.ID] = p.name
+			if sh := p.r.Shard; sh != nil {
+				if s := run.ShardOf(c.ID, sh.Count); s != sh.Index {
+					return nil, nil, nil, check.Usagef("merge: %s is shard %d/%d, but its check %q belongs to shard %d/%d", p.name, sh.Index, sh.Count, c.ID, s, sh.Count)
+				}
+			}
+		}
+		if !p.r.Complete {
+			complete = false
+			notes = append(notes, fmt.Sprintf("%s did not finish (its report is incomplete), so neither does the merge", p.name))
+		}
+	}
+	if sh := first.r.Shard; sh != nil {
+		var missing []string
+		for i := 1; i <= sh.Count; i++ {
+			if _, ok := shards[i]; !ok {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, sh.Count))
+			}
+		}
+		if len(missing) > 0 {
+			complete = false
+			notes = append(notes, fmt.Sprintf("no report of shard %s: the merge is incomplete", strings.Join(missing, ", ")))
+		}
+	}
+
+	merged := &check.Run{Complete: complete}
+	var end time.Time
+	for i, p := range parts {
+		started, _ := time.Parse(time.RFC3339, p.r.Started) // report.Read checked it
+		if i == 0 || started.Before(merged.Started) {
+			merged.Started = started
+		}
+		if e := started.Add(time.Duration(p.r.DurationMS) * time.Millisecond); e.After(end) {
+			end = e
+		}
+		merged.Restarts += p.r.Restarts
+		merged.CleanRestarts += p.r.CleanRestarts
+		for _, c := range p.r.Checks {
+			merged.Results = append(merged.Results, result(c))
+		}
+	}
+	merged.Duration = end.Sub(merged.Started)
+	var suiteIDs []string
+	if o.Suite != nil {
+		suiteIDs = o.Suite(first.r.Suite)
+	}
+	order(merged.Results, suiteIDs)
+
+	tool, suite, impl, strict := first.r.Tool, first.r.Suite, identity(parts), first.r.Strict
+	if !withBaseline || (o.KnownFailing == "" && o.KnownFlaky == "") {
+		if withBaseline && slices.ContainsFunc(parts, func(p part) bool { return p.r.Baseline != nil }) {
+			notes = append(notes, "the parts were judged against a baseline; the merge is not: give it --known-failing or --known-flaky to judge the merged report")
+		}
+		return report.New(tool, suite, impl, merged, strict), merged, notes, nil
+	}
+	known, of := suiteIDs, "the suite "+suite.Name
+	if known == nil {
+		of = "the merged reports"
+		for _, r := range merged.Results {
+			known = append(known, r.ID)
+		}
+	}
+	failing, err := readBaseline(o.KnownFailing, known, of, o.MaxFileSize)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	flaky, err := readBaseline(o.KnownFlaky, known, of, o.MaxFileSize)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stale := check.ApplyBaseline(merged, failing, flaky)
+	return report.WithBaseline(tool, suite, impl, merged, strict, stale), merged, notes, nil
+}
+
+// agree refuses two reports that are not parts of one run: another tool,
+// suite, suite version, corpus, strictness or implementation, or shards of
+// another split. What the reports say is quoted (%q): a report is untrusted
+// text, and the error goes to a terminal.
+func agree(a, b part) error {
+	differ := func(what string, x, y any) error {
+		return check.Usagef("merge: %s and %s differ in %s (%v and %v): they are not parts of one run", a.name, b.name, what, x, y)
+	}
+	ra, rb := a.r, b.r
+	ia, ib := ra.Implementation, rb.Implementation
+	switch {
+	case ra.Format != rb.Format:
+		return differ("report format", q(ra.Format), q(rb.Format))
+	case ra.Tool != rb.Tool:
+		return differ("tool", q(ra.Tool.Name+" "+ra.Tool.Version), q(rb.Tool.Name+" "+rb.Tool.Version))
+	case ra.Suite.Name != rb.Suite.Name:
+		return differ("suite", q(ra.Suite.Name), q(rb.Suite.Name))
+	case ra.Suite.Version != rb.Suite.Version:
+		return differ("suite version", q(ra.Suite.Version), q(rb.Suite.Version))
+	case ra.Suite.CorpusDigest != rb.Suite.CorpusDigest:
+		return differ("corpus digest", q(ra.Suite.CorpusDigest), q(rb.Suite.CorpusDigest))
+	case ra.Strict != rb.Strict:
+		return differ("--strict", ra.Strict, rb.Strict)
+	case ia.Transport != ib.Transport || !slices.Equal(ia.Command, ib.Command) || ia.URL != ib.URL || ia.Mode != ib.Mode:
+		return differ("implementation", q(reached(ia)), q(reached(ib)))
+	case saidHello(ia) && saidHello(ib) && (ia.Name != ib.Name || ia.Version != ib.Version):
+		return differ("implementation", q(ia.Name+" "+ia.Version), q(ib.Name+" "+ib.Version))
+	case saidHello(ia) && saidHello(ib) && !slices.Equal(ia.Ops, ib.Ops):
+		return differ("implementation ops", fmt.Sprintf("%q", ia.Ops), fmt.Sprintf("%q", ib.Ops))
+	case (ra.Shard == nil) != (rb.Shard == nil):
+		return differ("sharding", shardName(ra.Shard), shardName(rb.Shard))
+	case ra.Shard != nil && ra.Shard.Count != rb.Shard.Count:
+		return differ("shard count", shardName(ra.Shard), shardName(rb.Shard))
+	}
+	return nil
+}
+
+func q(s string) string { return fmt.Sprintf("%q", s) }
+
+func shardName(sh *report.Shard) string {
+	if sh == nil {
+		return "not sharded"
+	}
+	return fmt.Sprintf("shard %d/%d", sh.Index, sh.Count)
+}
+
+// reached says how referee reached an implementation.
+func reached(im report.Implementation) string {
+	switch im.Transport {
+	case "stdio":
+		return "stdio: " + strings.Join(im.Command, " ")
+	case "http":
+		return "http: " + im.URL
+	}
+	if im.Mode != "" {
+		return im.Transport + ", mode " + im.Mode
+	}
+	return im.Transport
+}
+
+// saidHello reports whether the implementation answered hello: a part
+// whose implementation never started has no name, version or ops, and
+// differs from the others in nothing else.
+func saidHello(im report.Implementation) bool {
+	return im.Name != "" || im.Version != "" || len(im.Ops) > 0
+}
+
+// identity is the implementation of the merged report: as a part that
+// said hello names it.
+func identity(parts []part) report.Implementation {
+	for _, p := range parts {
+		if saidHello(p.r.Implementation) {
+			return p.r.Implementation
+		}
+	}
+	return parts[0].r.Implementation
+}
+
+// result rebuilds the verdict a report's check records.
+func result(c report.Check) check.Result {
+	r := check.Result{
+		ID: c.ID, Status: check.Status(c.Status), Level: check.Level(c.Level), Outcome: c.Outcome, Reason: c.Reason,
+		Duration: time.Duration(c.DurationMS*1000+0.5) * time.Microsecond,
+	}
+	if c.Expected != nil {
+		r.Expected = *c.Expected
+	}
+	if c.Actual != nil {
+		r.Actual = *c.Actual
+	}
+	if e := c.Evidence; e != nil {
+		r.Evidence = check.Evidence{Diff: e.Diff, Notes: e.Notes, Stderr: e.Stderr, Repro: e.Repro}
+		for _, x := range e.Exchanges {
+			r.Evidence.Exchanges = append(r.Evidence.Exchanges, adapter.Exchange{Request: []byte(x.Request), Reply: []byte(x.Reply)})
+		}
+	}
+	return r
+}
+
+// order sorts results in the suite's order, those it does not list last;
+// by ID without one.
+func order(results []check.Result, suiteIDs []string) {
+	pos := make(map[string]int, len(suiteIDs))
+	for i, id := range suiteIDs {
+		pos[id] = i
+	}
+	rank := func(id string) int {
+		if i, ok := pos[id]; ok {
+			return i
+		}
+		return len(suiteIDs)
+	}
+	slices.SortStableFunc(results, func(a, b check.Result) int {
+		if d := rank(a.ID) - rank(b.ID); d != 0 {
+			return d
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// readBaseline reads a baseline file; a pattern that selects none of ids
+// (the checks of what of names) is a usage error naming its file and line.
+func readBaseline(path string, ids []string, of string, limit int64) ([]check.BaselineEntry, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := regularfile.ReadFile(path, limit)
+	if err != nil {
+		return nil, check.Usagef("baseline %v", err)
+	}
+	entries, err := check.ParseBaseline(path, data)
+	if err != nil {
+		return nil, check.Usagef("baseline %v", err)
+	}
+	checks := make([]check.Check, len(ids))
+	for i, id := range ids {
+		checks[i] = check.Check{ID: id}
+	}
+	if bad := check.UnmatchedEntries(entries, checks); len(bad) > 0 {
+		var lines []string
+		for _, b := range bad {
+			lines = append(lines, fmt.Sprintf("%s: %s selects no check of %s (a pattern names whole IDs; end it with /** for a subtree)", b.Where, b.Pattern, of))
+		}
+		return nil, check.Usagef("the baseline is out of date:\n  %s", strings.Join(lines, "\n  "))
+	}
+	return entries, nil
+}

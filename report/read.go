@@ -1,0 +1,100 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/refereehq/referee/check"
+)
+
+// Read decodes a referee-report/2 document, as WriteJSON writes it, and
+// checks that it holds together: known members only, the format, each
+// check's status and level, IDs that appear once, counts that tally the
+// checks, and a verdict (conformant) that follows from them. A report is
+// untrusted input: Read never trusts what it can recompute.
+func Read(data []byte) (*Report, error) {
+	// Unmarshal refuses anything but one JSON value, trailing data too.
+	var head struct {
+		Format *string `json:"format"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("not one JSON object: %w", err)
+	}
+	switch {
+	case head.Format == nil:
+		return nil, errors.New("no format member: not a referee report")
+	case *head.Format != Format:
+		return nil, fmt.Errorf("format %q: want %q", *head.Format, Format)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Report
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", Format, err)
+	}
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", Format, err)
+	}
+	return &r, nil
+}
+
+// validate checks what Read promises.
+func (r *Report) validate() error {
+	if r.Suite.Name == "" {
+		return errors.New("suite: no name")
+	}
+	if _, err := time.Parse(time.RFC3339, r.Started); err != nil {
+		return fmt.Errorf("started %q: want an RFC 3339 time", r.Started)
+	}
+	if r.DurationMS < 0 || r.Restarts < 0 || r.CleanRestarts < 0 {
+		return errors.New("a negative duration or restart count")
+	}
+	if sh := r.Shard; sh != nil && (sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count) {
+		return fmt.Errorf("shard %d/%d: want 1 ≤ index ≤ count", sh.Index, sh.Count)
+	}
+	if r.Checks == nil || (len(r.Checks) == 0 && r.Shard == nil) {
+		return errors.New("no checks (only a shard may hold none)")
+	}
+	seen := make(map[string]bool, len(r.Checks))
+	run := &check.Run{Complete: r.Complete, Results: make([]check.Result, len(r.Checks))}
+	for i, c := range r.Checks {
+		if c.ID == "" {
+			return fmt.Errorf("check %d: no id", i)
+		}
+		if seen[c.ID] {
+			return fmt.Errorf("check %q appears twice", c.ID)
+		}
+		seen[c.ID] = true
+		switch check.Status(c.Status) {
+		case check.Pass, check.Fail, check.NotChecked, check.Error:
+		default:
+			return fmt.Errorf("check %q: status %q: want pass, fail, not-checked or error", c.ID, c.Status)
+		}
+		if _, err := check.ParseLevel(c.Level); err != nil {
+			return fmt.Errorf("check %q: %w", c.ID, err)
+		}
+		if c.Known != "" && c.Known != check.KnownFailing && c.Known != check.KnownFlaky {
+			return fmt.Errorf("check %q: known %q: want failing or flaky", c.ID, c.Known)
+		}
+		if c.DurationMS < 0 {
+			return fmt.Errorf("check %q: a negative duration", c.ID)
+		}
+		run.Results[i] = check.Result{ID: c.ID, Status: check.Status(c.Status), Level: check.Level(c.Level)}
+	}
+	if got := run.Counts(); got != r.Counts {
+		return fmt.Errorf("counts %+v, but the checks tally %+v", r.Counts, got)
+	}
+	if want := conformant(r.Complete, r.Strict, r.Counts); r.Conformant != want {
+		return fmt.Errorf("conformant is %v, but the checks and counts make it %v", r.Conformant, want)
+	}
+	return nil
+}
+
+// conformant is the verdict New gives: a complete run with no failure, no
+// error and a pass; under strict, no warning and no not-checked either.
+func conformant(complete, strict bool, n check.Counts) bool {
+	return complete && n.Fail == 0 && n.Error == 0 && n.Pass > 0 && !(strict && (n.NotChecked > 0 || n.Warn > 0))
+}
