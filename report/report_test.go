@@ -582,3 +582,30 @@ func TestIncompleteText(t *testing.T) {
 		t.Errorf("an incomplete run reads as a result:\n%s", b.String())
 	}
 }
+
+// TestUnstartedText: a run whose implementation could not be started is one
+// error line with its cause, not one line per check; a run where only some
+// checks were not started keeps its lines.
+func TestUnstartedText(t *testing.T) {
+	why := "not run: the implementation could not be started: adapter start: no such program"
+	run := &check.Run{}
+	for _, id := range []string{"x/a", "x/b", "x/c"} {
+		run.Results = append(run.Results, check.Result{ID: id, Status: check.Error, Level: check.Must, Reason: why})
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, New(Tool{Name: "referee"}, Suite{Name: "x"}, Implementation{}, run, false), TextOptions{Passes: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "\nERROR the implementation could not be started: adapter start: no such program; none of the 3 checks ran\n") || strings.Contains(out, "ERROR x/") {
+		t.Errorf("text:\n%s", out)
+	}
+	run.Results[1].Reason = "not run: run interrupted"
+	b.Reset()
+	if err := WriteText(&b, New(Tool{Name: "referee"}, Suite{Name: "x"}, Implementation{}, run, false), TextOptions{Passes: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(b.String(), "\nERROR x/") != 3 {
+		t.Errorf("a mixed run lost its lines:\n%s", b.String())
+	}
+}

@@ -39,7 +39,17 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 
 	p.line("%s", termsafe.Line(fmt.Sprintf("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))))
 	p.line("implementation: %s", termsafe.Line(describe(r.Implementation)))
+	if cause, ok := unstarted(r); ok {
+		// One error, not one line per check: every check ended the same way.
+		p.line("%s %s", magenta("ERROR"), termsafe.Line(fmt.Sprintf("%s; none of the %s ran", cause, Plural(len(r.Checks), "check", "checks"))))
+		for _, l := range evidenceLines(r.Checks[0], true) {
+			p.line("      %s", l)
+		}
+	}
 	for _, c := range r.Checks {
+		if _, ok := unstarted(r); ok {
+			break
+		}
 		var tag string
 		switch c.Status {
 		case "pass":
@@ -102,6 +112,28 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		p.line("%s (%.2fs)", red("NOT CONFORMANT"), float64(r.DurationMS)/1000)
 	}
 	return p.err
+}
+
+// notStarted opens the reason of every check of a run whose implementation
+// could not be started (run.Execute).
+const notStarted = "not run: the implementation could not be started: "
+
+// unstarted returns, for a report whose every check ended because the
+// implementation could not be started, what stopped it.
+func unstarted(r *Report) (string, bool) {
+	if r.Complete || len(r.Checks) == 0 {
+		return "", false
+	}
+	first := r.Checks[0].Reason
+	if !strings.HasPrefix(first, notStarted) {
+		return "", false
+	}
+	for _, c := range r.Checks {
+		if c.Status != "error" || c.Reason != first {
+			return "", false
+		}
+	}
+	return "the implementation could not be started: " + strings.TrimPrefix(first, notStarted), true
 }
 
 // Summary is the text report's summary line: "180 passed, 2 failed, 1 not
