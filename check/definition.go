@@ -224,9 +224,10 @@ type Invocation struct {
 	// NO_COLOR).
 	Color func(w io.Writer) bool
 	// Verdict runs the suite against spec through referee's run pipeline,
-	// writes the text report to human and returns the JSON report and the
-	// exit status, as `referee run` would.
-	Verdict func(ctx context.Context, spec Spec, human io.Writer) (report any, exit int)
+	// writes its report to w in format ("text", "json", "junit",
+	// "markdown", "html"; "" is text) and returns the report and the exit
+	// status, as `referee run` would.
+	Verdict func(ctx context.Context, spec Spec, w io.Writer, format string) (report any, exit int)
 }
 
 // ServeOptions say how to serve a suite's built-in implementation.

@@ -55,7 +55,7 @@ func newSuiteCmd(e *env, def *check.Definition, c check.Command) *cobra.Command 
 		inv := &check.Invocation{
 			Args: args, Flags: values(), Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 			Color:   func(w io.Writer) bool { return os.Getenv("NO_COLOR") == "" && isTerminal(w) },
-			Verdict: verdict(def),
+			Verdict: verdict(e, def),
 		}
 		return c.Run(cmd.Context(), inv)
 	}
@@ -64,17 +64,25 @@ func newSuiteCmd(e *env, def *check.Definition, c check.Command) *cobra.Command 
 
 // verdict runs def's suite against spec through the run pipeline, as
 // `referee run` does, writing the text report to human.
-func verdict(def *check.Definition) func(context.Context, check.Spec, io.Writer) (any, int) {
-	return func(ctx context.Context, spec check.Spec, human io.Writer) (any, int) {
+func verdict(e *env, def *check.Definition) func(context.Context, check.Spec, io.Writer, string) (any, int) {
+	return func(ctx context.Context, spec check.Spec, w io.Writer, format string) (any, int) {
 		plan, err := run.Prepare(def, spec, run.Options{Tool: report.Tool{Name: "referee", Version: versionString()}})
 		if err != nil {
-			fmt.Fprintf(human, "referee: %s\n", termsafe.Text(err.Error()))
+			fmt.Fprintf(e.stderr, "referee: %s\n", termsafe.Text(err.Error()))
 			return nil, exitCode(err)
 		}
 		res := plan.Execute(ctx)
-		color := os.Getenv("NO_COLOR") == "" && isTerminal(human)
-		if err := report.WriteText(human, res.Report, report.TextOptions{Color: color, Passes: true}); err != nil {
-			fmt.Fprintf(human, "referee: writing the report: %v\n", err)
+		r := reportFlags{format: format}
+		if format == "" {
+			r.format = "text"
+		}
+		if err := r.validate(); err != nil || r.format == "native" {
+			fmt.Fprintf(e.stderr, "referee: --format %s: want text, json, junit, markdown or html\n", format)
+			return res.Report, report.ExitUsage
+		}
+		out := &env{stdin: e.stdin, stdout: w, stderr: e.stderr}
+		if err := r.write(out, res.Report, nil); err != nil {
+			fmt.Fprintf(e.stderr, "referee: %v\n", err)
 		}
 		return res.Report, res.ExitCode()
 	}

@@ -16,6 +16,7 @@ import (
 )
 
 var inspectFlags = []check.Flag{
+	{Name: "format", Default: "text", Usage: "the suite's report on stdout, as run writes it: text, json, junit, markdown or html (the probe's text then goes to stderr)"},
 	{Name: "query", Usage: "send one query with this `GOAL` (max 8 frames, 4096 tokens) and list its frames"},
 	{Name: "json", Kind: check.FlagBool, Usage: "print one JSON document on stdout; human text goes to stderr"},
 	{Name: "no-color", Kind: check.FlagBool, Usage: "no colour (NO_COLOR is honoured too)"},
@@ -81,7 +82,11 @@ type inspectDoc struct {
 func inspect(ctx context.Context, inv *check.Invocation, spec check.Spec) error {
 	human := inv.Stdout
 	asJSON := inv.Flags.Bool("json")
-	if asJSON {
+	format := inv.Flags.String("format")
+	if asJSON && format != "text" {
+		return check.Usagef("give --json (the inspector's own document) or --format, not both")
+	}
+	if asJSON || format != "text" {
 		human = inv.Stderr
 	}
 	useColor := !inv.Flags.Bool("no-color") && inv.Color != nil && inv.Color(human)
@@ -108,7 +113,11 @@ func inspect(ctx context.Context, inv *check.Invocation, spec check.Spec) error 
 
 	// Phase 2: the suite, through the same pipeline and verdict as run.
 	fmt.Fprintln(human)
-	rep, exit := inv.Verdict(ctx, spec, human)
+	reportTo := human
+	if format != "text" {
+		reportTo = inv.Stdout
+	}
+	rep, exit := inv.Verdict(ctx, spec, reportTo, format)
 	doc.Report = rep
 	if asJSON {
 		b, err := json.MarshalIndent(doc, "", "  ")
