@@ -12,6 +12,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
@@ -63,7 +64,10 @@ EXIT STATUS
      passed (--strict: no not-checked and no failed should check either)
   1  a must check failed or ended in error, or nothing was checked
   2  usage, configuration or corpus error
-  3  the implementation could not be started, or the run gave up after faults`,
+  3  the implementation could not be started, or the run gave up after faults
+
+FLAGS OF EVERY run SUITE (run SUITE --help adds the suite's own)
+` + commonRunFlags(),
 		Example: `  referee run jcs
   referee run jcs -- node examples/adapters/node/jcs.mjs
   referee run jcs --format junit --json report.json -- python3 examples/adapters/python/jcs.py`,
@@ -95,7 +99,16 @@ func newRunSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 			return runSuite(cmd.Context(), e, def, o)
 		},
 	}
-	f := cmd.Flags()
+	o.addFlags(cmd.Flags(), def)
+	cmd.RegisterFlagCompletionFunc("mode", completeModes(def))
+	cmd.RegisterFlagCompletionFunc("run", completeSelection(def))
+	cmd.RegisterFlagCompletionFunc("skip", completeSelection(def))
+	return cmd
+}
+
+// addFlags declares the flags of `run SUITE` on f: those every suite takes,
+// then def's own.
+func (o *runOptions) addFlags(f *pflag.FlagSet, def *check.Definition) {
 	if def.Corpus != "" {
 		f.StringVar(&o.corpus, "corpus", "", "run the corpus in `DIR` instead of the suite's embedded one")
 	}
@@ -115,12 +128,15 @@ func newRunSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.StringVar(&o.writeBaseline, "write-known-failing", "", "after a complete run, write every check that failed to `FILE`, ready for --known-failing")
 	f.StringVar(&o.mode, "mode", "", "run the built-in implementation in a deliberately broken `MODE` (see referee list "+def.Name+" --modes)")
 	o.suiteFlags = addFlags(f, def.Flags)
-	cmd.RegisterFlagCompletionFunc("mode", completeModes(def))
-	cmd.RegisterFlagCompletionFunc("run", completeSelection(def))
-	cmd.RegisterFlagCompletionFunc("skip", completeSelection(def))
 	o.maxFileSize = addMaxFileSize(f)
 	f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once, at most the adapter's declared concurrency (the default)")
-	return cmd
+}
+
+// commonRunFlags is the help text of the flags every `run SUITE` takes.
+func commonRunFlags() string {
+	f := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	(&runOptions{}).addFlags(f, &check.Definition{Name: "SUITE", Corpus: "a corpus directory"})
+	return f.FlagUsages()
 }
 
 func examples(ex []string) string {
