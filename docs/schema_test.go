@@ -713,7 +713,24 @@ func checkText(t *testing.T, text string, r *docReport) {
 			heads = append(heads, l)
 		}
 	}
-	for i, c := range r.Checks {
+	const notStarted = "not run: the implementation could not be started: "
+	checks := r.Checks
+	if !r.Complete && len(r.Checks) > 0 && strings.HasPrefix(r.Checks[0].Reason, notStarted) {
+		// Every check ended the same way: one error line says why.
+		cause := strings.TrimPrefix(r.Checks[0].Reason, notStarted)
+		want := fmt.Sprintf("ERROR the implementation could not be started: %s; none of the %d checks ran", cause, len(r.Checks))
+		if len(heads) == 0 || heads[0] != want {
+			t.Errorf("the one error line: want %q, have %q", want, heads)
+		}
+		heads = heads[1:]
+		for _, c := range r.Checks {
+			if c.Reason != r.Checks[0].Reason {
+				t.Errorf("%s: %q, unlike the other checks of an implementation that could not be started", c.ID, c.Reason)
+			}
+		}
+		checks = nil
+	}
+	for i, c := range checks {
 		want := tags[c.Status] + c.ID
 		if c.Status == "fail" && c.Level == "should" {
 			want = "WARN  " + c.ID
@@ -1226,7 +1243,7 @@ func TestSuitePage(t *testing.T) {
 		id, _, _ := strings.Cut(l, "\t")
 		groups[strings.Split(id, "/")[1]]++
 	}
-	rows := regexp.MustCompile("(?m)^\\| `jcs/([a-z]+)/` \\| ([0-9]+) \\|").FindAllSubmatch(page, -1)
+	rows := regexp.MustCompile("(?m)^\\| `jcs/([a-z0-9-]+)/` \\| ([0-9]+) \\|").FindAllSubmatch(page, -1)
 	documented := map[string]int{}
 	for _, row := range rows {
 		n, _ := strconv.Atoi(string(row[2]))

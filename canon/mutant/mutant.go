@@ -69,6 +69,10 @@ type Writer struct {
 	Strings      Strings
 	Surrogates   Surrogates
 	OverflowNull bool // write null for numbers beyond double range
+	// DropProto leaves out members named __proto__, as JavaScript code that
+	// copies members into a plain object (o[k] = v) does: the assignment
+	// sets the object's prototype instead of adding a member.
+	DropProto bool
 }
 
 // Append appends v written w's way to dst.
@@ -103,6 +107,9 @@ func (w Writer) write(b *bytes.Buffer, v canon.Value, depth int) error {
 		b.WriteByte(']')
 	case canon.Object:
 		members := slices.Clone(v.Members)
+		if w.DropProto {
+			members = slices.DeleteFunc(members, func(m canon.Member) bool { return m.Key == "__proto__" })
+		}
 		switch {
 		case w.Keys == Unsorted || (w.Keys == Shallow && depth > 0):
 		case w.Keys == CodePoint:

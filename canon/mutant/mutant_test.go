@@ -68,3 +68,17 @@ func TestZeroWriterIsJCS(t *testing.T) {
 		t.Errorf("OverflowNull: %s", got)
 	}
 }
+
+func TestDropProto(t *testing.T) {
+	v, err := canon.Parse([]byte(`{"b":{"__proto__":{"x":1},"a":1},"__proto__":2}`), canon.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Writer{DropProto: true}.Append(nil, v)
+	if err != nil || string(got) != `{"b":{"a":1}}` {
+		t.Errorf("DropProto: %s (%v)", got, err)
+	}
+	if got, _ := (Writer{}).Append(nil, v); string(got) != `{"__proto__":2,"b":{"__proto__":{"x":1},"a":1}}` {
+		t.Errorf("zero Writer: %s", got)
+	}
+}

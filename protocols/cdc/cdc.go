@@ -9,11 +9,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/lazyregexp"
 )
 
 // Shapes are the artefact shapes, in the order fixture names are matched
@@ -51,7 +51,7 @@ func Hash(v canon.Value) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-var sigPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var sigPattern = lazyregexp.New(`^[0-9a-f]{64}$`)
 
 // Sign returns the HMAC-SHA256, lowercase hex, of the canonical bytes of
 // every member of lease but signature.
@@ -95,7 +95,7 @@ type Finding struct {
 	Message string `json:"message,omitempty"`
 }
 
-var stampPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
+var stampPattern = lazyregexp.New(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
 
 // Rules applies SPEC §6's rules L1–L3 to a lease or lease record. chain is
 // the journal's ancestors of the lease (chainOf); L3 applies only when the

@@ -5,10 +5,10 @@ package cgp
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/lazyregexp"
 )
 
 // Family is the protocol family a fixture profile must belong to: both
@@ -17,8 +17,8 @@ const Family = "contextgraph/1"
 
 var (
 	// versionPattern is SPEC's version-string, in the contextgraph/1 family.
-	versionPattern = regexp.MustCompile(`^contextgraph/1\.[0-9]+(-draft)?$`)
-	semverPattern  = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+	versionPattern = lazyregexp.New(`^contextgraph/1\.[0-9]+(-draft)?$`)
+	semverPattern  = lazyregexp.New(`^[0-9]+\.[0-9]+\.[0-9]+$`)
 )
 
 // IsProfileManifest reports whether a manifest's members (other than files)

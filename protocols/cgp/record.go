@@ -142,24 +142,24 @@ var smallOrder = []string{
 }
 
 // WeakPublicKey reports whether a 32-byte point encoding is one a strict
-// Ed25519 verifier refuses: small order, or y not reduced mod 2^255-19
-// (crypto/ed25519 accepts both).
+// Ed25519 verifier refuses: not 32 bytes, y not reduced mod 2^255-19, a y
+// with no point (off the curve), x = 0 with the sign bit set, or a point
+// of small order. crypto/ed25519 accepts all but the off-curve ones.
 func WeakPublicKey(p []byte) bool {
 	if len(p) != ed25519.PublicKeySize {
 		return true
 	}
-	if slices.Contains(smallOrder, hex.EncodeToString(p)) {
+	enc := hex.EncodeToString(p)
+	if slices.Contains(smallOrder, enc) || slices.Contains(xZeroSignSet, enc) {
 		return true
 	}
 	// y >= p = 2^255-19: bytes 1..30 all 0xff, byte 31 (sign masked) 0x7f,
 	// byte 0 >= 0xed.
-	if p[31]&0x7f != 0x7f || p[0] < 0xed {
-		return false
-	}
+	nonCanonical := p[31]&0x7f == 0x7f && p[0] >= 0xed
 	for _, b := range p[1:31] {
-		if b != 0xff {
-			return false
-		}
+		nonCanonical = nonCanonical && b == 0xff
 	}
-	return true
+	// A canonical encoding of a point is of small order exactly when it is
+	// one of the eight in smallOrder.
+	return nonCanonical || !onCurve(edY(p))
 }

@@ -3,18 +3,19 @@ package cgp
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/refereehq/referee/internal/lazyregexp"
 )
 
 // The frame rules of SPEC §6, as a host checks a frame it was served.
 
 var (
 	// DigestPattern is D1's digest grammar, the only algorithm 1.0 defines.
-	DigestPattern    = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-	timestampPattern = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?Z$`)
+	DigestPattern    = lazyregexp.New(`^sha256:[0-9a-f]{64}$`)
+	timestampPattern = lazyregexp.New(`^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?Z$`)
 )
 
 // CheckTimestamp applies F4: YYYY-MM-DDTHH:MM:SS(.f+)?Z, UTC, with real
@@ -75,8 +76,8 @@ func ValidateFrame(f *ContextFrame) []Violation {
 	if f.ContentRef != nil && f.ContentRef.ExpiresAt != nil && CheckTimestamp(*f.ContentRef.ExpiresAt) != nil {
 		add("F4", "content_ref.expires_at", "field `content_ref.expires_at` is not an RFC 3339 UTC timestamp: %q", *f.ContentRef.ExpiresAt)
 	}
-	if from, err1 := ParseTimestamp(f.ValidFrom); err1 == nil && from != nil {
-		if to, err2 := ParseTimestamp(f.ValidTo); err2 == nil && to != nil && !to.After(*from) {
+	if f.ValidFrom != nil && f.ValidTo != nil {
+		if c, err := CompareTimestamps(*f.ValidTo, *f.ValidFrom); err == nil && c <= 0 {
 			add("Q2", "valid_to", "valid_to %s is not after valid_from %s: an empty validity window", *f.ValidTo, *f.ValidFrom)
 		}
 	}
@@ -181,7 +182,68 @@ func CanonicalTokenCost(f *ContextFrame) uint32 {
 // TokenCost is B3's count for content: ceil(UTF-8 bytes / 4).
 func TokenCost(content string) uint32 { return uint32((len(content) + 3) / 4) }
 
-// ParseTimestamp reads an optional F4 timestamp; nil when absent.
+// CompareTimestamps compares two F4 timestamps as instants: -1 when a is
+// before b, 0 when they are the same instant, +1 when a is after b. A
+// second 60 is the leap second RFC 3339 §5.7 allows at the end of a
+// minute: after second 59 of that minute and before the next minute, so
+// 23:59:60.5 is before the next day's 00:00:00. Fractions compare exactly,
+// whatever their length. An error names a timestamp F4 refuses.
+func CompareTimestamps(a, b string) (int, error) {
+	ka, err := instantKey(a)
+	if err != nil {
+		return 0, err
+	}
+	kb, err := instantKey(b)
+	if err != nil {
+		return 0, err
+	}
+	for i := range ka.fields {
+		if c := cmpInt(ka.fields[i], kb.fields[i]); c != 0 {
+			return c, nil
+		}
+	}
+	fa, fb := ka.fraction, kb.fraction
+	for len(fa) < len(fb) {
+		fa += "0"
+	}
+	for len(fb) < len(fa) {
+		fb += "0"
+	}
+	return strings.Compare(fa, fb), nil
+}
+
+// instant is a timestamp's fields, year to second, and its fraction's digits.
+type instant struct {
+	fields   [6]int
+	fraction string
+}
+
+func instantKey(s string) (instant, error) {
+	if err := CheckTimestamp(s); err != nil {
+		return instant{}, err
+	}
+	m := timestampPattern.FindStringSubmatch(s)
+	var k instant
+	for i := range k.fields {
+		k.fields[i], _ = strconv.Atoi(m[i+1])
+	}
+	k.fraction = strings.TrimPrefix(m[7], ".")
+	return k, nil
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ParseTimestamp reads an optional F4 timestamp; nil when absent. A
+// time.Time has no second 60: a leap second reads as the first instant of
+// the next minute, so order timestamps with CompareTimestamps.
 func ParseTimestamp(s *string) (*time.Time, error) {
 	if s == nil {
 		return nil, nil

@@ -1,6 +1,7 @@
 package cgp
 
 import (
+	"encoding/hex"
 	"slices"
 	"testing"
 )
@@ -77,5 +78,44 @@ func TestValidateFrame(t *testing.T) {
 	}
 	if c := CanonicalTokenCost(&ContextFrame{Content: Str("héllo")}); c != 2 {
 		t.Errorf("cost of 6 UTF-8 bytes: %d, want 2", c)
+	}
+}
+
+func TestCompareTimestamps(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{
+		{"2016-12-31T23:59:60.5Z", "2017-01-01T00:00:00Z", -1},
+		{"2017-01-01T00:00:00Z", "2016-12-31T23:59:60.5Z", 1},
+		{"2016-12-31T23:59:59.999Z", "2016-12-31T23:59:60Z", -1},
+		{"2026-01-01T12:30:60Z", "2026-01-01T12:31:00Z", -1},
+		{"2026-01-01T00:00:00.5Z", "2026-01-01T00:00:00.50Z", 0},
+		{"2026-01-01T00:00:00Z", "2026-01-01T00:00:00.000Z", 0},
+		{"2026-01-01T00:00:00.1234567891Z", "2026-01-01T00:00:00.123456789Z", 1},
+		{"2025-12-31T23:59:59Z", "2026-01-01T00:00:00Z", -1},
+	} {
+		if got, err := CompareTimestamps(tt.a, tt.b); err != nil || got != tt.want {
+			t.Errorf("CompareTimestamps(%s, %s) = %d, %v; want %d", tt.a, tt.b, got, err, tt.want)
+		}
+	}
+	if _, err := CompareTimestamps("2026-01-01T00:00:00+00:00", "2026-01-01T00:00:00Z"); err == nil {
+		t.Error("an offset compared")
+	}
+}
+
+func TestWeakPublicKeyEncodings(t *testing.T) {
+	for k, weak := range map[string]bool{
+		"0100000000000000000000000000000000000000000000000000000000000080": true,  // x = 0, sign bit: the identity
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff": true,  // x = 0, sign bit: order 2
+		"f0ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f": true,  // y = p + 3, large order once reduced
+		"0200000000000000000000000000000000000000000000000000000000000000": true,  // y = 2: off the curve
+		"0300000000000000000000000000000000000000000000000000000000000000": false, // y = 3: a point of large order
+		"ea4a6c63e29c520abef5507b132ec5f9954776aebebe7b92421eea691446d22c": false, // upstream's published key
+	} {
+		b, _ := hex.DecodeString(k)
+		if got := WeakPublicKey(b); got != weak {
+			t.Errorf("WeakPublicKey(%s) = %v, want %v", k, got, weak)
+		}
 	}
 }

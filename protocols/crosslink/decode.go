@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"regexp"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/lazyregexp"
 )
 
 // DecodeMessage decodes one frame payload (without its length prefix) into a
@@ -73,10 +73,10 @@ func Depth(v canon.Value) int {
 }
 
 var (
-	idPattern      = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	namePattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$`)
-	versionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
-	devicePattern  = regexp.MustCompile(`^cd1_[0-9a-f]{32}$`)
+	idPattern      = lazyregexp.New(`^[A-Za-z0-9_-]{1,64}$`)
+	namePattern    = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$`)
+	versionPattern = lazyregexp.New(`^[0-9]+\.[0-9]+$`)
+	devicePattern  = lazyregexp.New(`^cd1_[0-9a-f]{32}$`)
 )
 
 // Kinds lists the message kinds (the values of "t") the validator knows.
@@ -140,7 +140,7 @@ func first(errs ...error) error {
 // fields reads one message's members for validation.
 type fields struct{ msg canon.Value }
 
-func (f fields) match(key string, re *regexp.Regexp, reason string) error {
+func (f fields) match(key string, re *lazyregexp.Regexp, reason string) error {
 	m, ok := f.msg.Lookup(key)
 	if !ok || m.Kind != canon.String || !re.MatchString(m.Str) {
 		return invalid(reason)

@@ -3,12 +3,12 @@ package fablepool
 import (
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/lazyregexp"
 )
 
 // BodyFields are the members of an operation's body, in no particular order.
@@ -18,11 +18,11 @@ var BodyFields = []string{"v", "type", "author", "ts", "prev", "payload"}
 var OpFields = append(slices.Clone(BodyFields), "id", "sig")
 
 var (
-	typePattern   = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
-	authorPattern = regexp.MustCompile(`^ed25519:[0-9a-f]{64}$`)
-	idPattern     = regexp.MustCompile(`^op:[0-9a-f]{64}$`)
-	sigPattern    = regexp.MustCompile(`^[0-9a-f]{128}$`)
-	intPattern    = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+	typePattern   = lazyregexp.New(`^[a-z][a-z0-9_.-]{0,63}$`)
+	authorPattern = lazyregexp.New(`^ed25519:[0-9a-f]{64}$`)
+	idPattern     = lazyregexp.New(`^op:[0-9a-f]{64}$`)
+	sigPattern    = lazyregexp.New(`^[0-9a-f]{128}$`)
+	intPattern    = lazyregexp.New(`^-?(0|[1-9][0-9]*)$`)
 )
 
 const maxSafe = 1<<53 - 1
@@ -84,6 +84,19 @@ func VerifyOp(op canon.Value) error {
 		return &Error{Code: CodeSigInvalid, Detail: "the signature does not verify under the author's key"}
 	}
 	return nil
+}
+
+// VerifyOpText reads a signed operation's text strictly (a duplicate
+// member, a truncated text or anything else that is not JSON is
+// json_invalid, profile §1), then verifies it as VerifyOp does. Verifying
+// the text rather than a parsed value keeps what a verdict can turn on: a
+// number's lexeme (1.0 is not the integer 1) and a duplicate member.
+func VerifyOpText(text []byte) error {
+	op, err := Parse(text)
+	if err != nil {
+		return err
+	}
+	return VerifyOp(op)
 }
 
 // CheckEnvelope applies steps 1 to 5 of the verification order to a signed

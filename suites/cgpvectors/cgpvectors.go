@@ -390,6 +390,17 @@ func loadSuite(c, vectors *corpus.Corpus) (*check.Suite, error) {
 	if err := vf.add(fr, FrameRulesFile); err != nil {
 		return nil, err
 	}
+	extra, err := readRanges(fr, RangeExtraFile)
+	if err != nil {
+		return nil, err
+	}
+	for _, rc := range extra {
+		rc.Name = "referee-" + rc.Name
+		cp.Ranges = append(cp.Ranges, rc)
+	}
+	if err := vf.add(fr, RangeExtraFile); err != nil {
+		return nil, err
+	}
 	if vectors != nil && !vf.anyFromDir() {
 		// The directory --vectors names is not one of upstream's.
 		return nil, check.Usagef("--%s: %w", FlagVectors, vf.noneFound(cp.Records))

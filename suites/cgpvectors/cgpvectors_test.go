@@ -63,10 +63,11 @@ func TestReferencePassesShared(t *testing.T) {
 			s := sharedProfile(t, dir, profile)
 			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3,
 			// the 12 embedded lifecycle records x 2, 10 record attestation checks,
-			// 31 range vectors, 61 provenance attestation checks, the 13
-			// reference envelopes x 2 and referee's 42 frame-rules vectors.
-			if len(s.Checks) != 226 {
-				t.Errorf("%d checks, want 226", len(s.Checks))
+			// 31 range vectors and referee's 8, 65 provenance attestation
+			// checks, the 13 reference envelopes x 2 and referee's 62
+			// frame-rules vectors.
+			if len(s.Checks) != 258 {
+				t.Errorf("%d checks, want 258", len(s.Checks))
 			}
 			run := checktest.Run(t, s, reference(t, ""))
 			if n := run.Counts(); n.Pass != len(run.Results) {
@@ -154,7 +155,7 @@ func TestProfileErrors(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644)
 		}
 		os.WriteFile(filepath.Join(dir, corpus.ManifestName), []byte(meta), 0o644)
-		m, err := corpus.Lock(dir)
+		m, err := corpus.Lock(dir, corpus.DefaultMaxFileSize)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -68,6 +68,17 @@ func (c *Corpus) Checks() []check.Check {
 // raw is v as JSON text, member order and lexemes as in the corpus.
 func raw(v canon.Value) json.RawMessage { return json.RawMessage(v.String()) }
 
+// withText sends v twice: as key, a JSON value, and as key_text, its exact
+// text in a JSON string. A host language's parser reads the value into its
+// own values and can lose what a verdict turns on: member order (JavaScript
+// objects put integer-like names first, so "the first unknown member in
+// source order" comes out wrong), a number's lexeme (a token_cost of 12.0 is
+// no u32 for serde, 12 for JSON.parse) and a duplicate member. key_text
+// keeps every byte.
+func withText(key string, v canon.Value) map[string]any {
+	return map[string]any{key: raw(v), key + "_text": v.String()}
+}
+
 func jcsOf(v canon.Value) string {
 	b, _ := cgp.Canonical(v) // the corpus reader checked it has one
 	return string(b)
@@ -82,7 +93,7 @@ func normalizedCheck(d DigestCase, op, key string) check.Check {
 		Explain: fmt.Sprintf("sends: %s {%q: %s}\nexpects: ok, an object whose RFC 8785 text is %s", op, key, check.Clip(d.Source.String()), check.Clip(strconv.Quote(want))),
 		Clause:  clauseMaterialize,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, op, map[string]json.RawMessage{key: raw(d.Source)})
+			r, err := s.Call(ctx, op, withText(key, d.Source))
 			if err != nil {
 				return check.Broke(err)
 			}
@@ -189,7 +200,7 @@ func strictCheck(c StrictCase) check.Check {
 		Explain: fmt.Sprintf("sends: %s {%q: %s}\nexpects: %s", op, c.Target, check.Clip(c.Input.String()), want),
 		Clause:  clauseStrict,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, op, map[string]json.RawMessage{c.Target: raw(c.Input)})
+			r, err := s.Call(ctx, op, withText(c.Target, c.Input))
 			if err != nil {
 				return check.Broke(err)
 			}

@@ -262,7 +262,7 @@ func genProfile(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, corpus.ManifestName), []byte(meta), 0o644); err != nil {
 		return err
 	}
-	_, err = corpus.Lock(dir)
+	_, err = corpus.Lock(dir, corpus.DefaultMaxFileSize)
 	return err
 }
 

@@ -79,13 +79,13 @@ func definitionModes() []check.Mode {
 // it is ""), the vector files of --vectors DIR in place of the embedded
 // copies, and the built-in adapter.
 func load(o check.LoadOptions) (*check.Loaded, error) {
-	c, err := corpus.OpenDirOr(o.Corpus, Embedded)
+	c, err := corpus.OpenDirOr(o.Corpus, o.MaxFileSize, Embedded)
 	if err != nil {
 		return nil, err
 	}
 	var vectors *corpus.Corpus
 	if dir := o.Flags.String(FlagVectors); dir != "" {
-		if vectors, err = corpus.OpenDir(dir); err != nil {
+		if vectors, err = corpus.OpenDir(dir, o.MaxFileSize); err != nil {
 			var ce *corpus.Error
 			if errors.As(err, &ce) {
 				// The directory is there, but does not agree with itself.

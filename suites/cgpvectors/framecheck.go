@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -32,8 +33,26 @@ var Rules = []string{"F1", "F2", cgp.RuleCitation, "P1", "P2", "P3", "P4", "F4",
 // DecodeFrame reads a frame as the reference host reads a served one: the
 // wire type cgp.ContextFrame, through cgp.DecodeEnvelope (unknown members
 // ignored, duplicate and case-folded member names refused, a member of the
-// wrong type an error). It is an error for a frame that is not an object.
+// wrong type an error), then cgp.CheckFrameMembers (a required member, at
+// any level, missing or null). It is an error for a frame that is not an
+// object.
 func DecodeFrame(v canon.Value) (*cgp.ContextFrame, error) {
+	f, err := decodeFrame(v)
+	if err != nil {
+		return nil, err
+	}
+	// encoding/json reads a missing required member as its zero value,
+	// where serde refuses the frame: a required member missing or null is
+	// no ContextFrame.
+	if err := cgp.CheckFrameMembers(v); err != nil {
+		return nil, fmt.Errorf("the frame does not decode as a ContextFrame: %v", err)
+	}
+	return f, nil
+}
+
+// decodeFrame is DecodeFrame without the required-member check: what
+// encoding/json alone makes of a frame.
+func decodeFrame(v canon.Value) (*cgp.ContextFrame, error) {
 	if v.Kind != canon.Object {
 		return nil, fmt.Errorf("a frame is an object, not %s", v.Kind)
 	}
@@ -115,9 +134,41 @@ const (
 	costFloor                                // B3 rounds down
 	looseNumbers                             // score and token_cost read as JavaScript's Number() does
 	firstViolationOnly                       // only the first violation is answered
+	jsTrim                                   // every blank test trims as String.prototype.trim does
+	pythonSpace                              // every blank test trims as Python's str.strip() does
+	javaSpace                                // every blank test trims Java's Character.isWhitespace
+	scoreF64                                 // F1 reads score as a double, not an f32
+	timeLeapNextMinute                       // Q2 reads second 60 as the next minute's first second
+	zeroValueMembers                         // a missing required member reads as its zero value
 )
 
-func (r frameRule) timeMode() bool { return r >= timeLenient && r <= windowStrings }
+func (r frameRule) timeMode() bool {
+	return r >= timeLenient && r <= windowStrings || r == timeLeapNextMinute
+}
+
+// trimmers are the blank tests of common libraries, where they differ from
+// Unicode White_Space (Rust's str::trim, the rule).
+var trimmers = map[frameRule]func(rune) bool{
+	asciiTrim: func(c rune) bool { return strings.ContainsRune(" \t\n\r\f\v", c) },
+	// ECMAScript's WhiteSpace and LineTerminator: U+FEFF is one, U+0085 not.
+	jsTrim: func(c rune) bool {
+		return c != 0x85 && (unicode.Is(unicode.White_Space, c) || c == 0xFEFF)
+	},
+	// str.isspace: bidirectional types WS, B and S too, so U+001C to
+	// U+001F are whitespace.
+	pythonSpace: func(c rune) bool { return unicode.Is(unicode.White_Space, c) || 0x1C <= c && c <= 0x1F },
+	// Character.isWhitespace: no-break spaces and U+0085 are not, U+001C to
+	// U+001F are.
+	javaSpace: func(c rune) bool {
+		switch {
+		case c == 0xA0 || c == 0x2007 || c == 0x202F || c == 0x85:
+			return false
+		case 0x1C <= c && c <= 0x1F:
+			return true
+		}
+		return unicode.Is(unicode.White_Space, c)
+	},
+}
 
 // checkFrame is the built-in adapter's checkFrame: FrameViolations, or the
 // mode's mistake.
@@ -132,6 +183,9 @@ func (h *Handler) checkFrame(v canon.Value) []cgp.Violation {
 		v = loosen(v)
 	}
 	f, err := DecodeFrame(v)
+	if r == zeroValueMembers {
+		f, err = decodeFrame(v)
+	}
 	if err != nil {
 		return []cgp.Violation{{Rule: RuleShape, Field: "", Msg: err.Error()}}
 	}
@@ -171,6 +225,13 @@ func (h *Handler) checkFrame(v canon.Value) []cgp.Violation {
 		}
 	case r == scoreClamped:
 		vs = drop(vs, "F1")
+	case r == scoreF64:
+		vs = drop(vs, "F1")
+		if sc, ok := v.Lookup("score"); ok {
+			if x, err := strconv.ParseFloat(sc.Num, 64); err == nil && (x < 0 || x > 1) {
+				vs = append(vs, cgp.Violation{Rule: "F1", Field: "score", Msg: fmt.Sprintf("score %v is outside [0,1]", x)})
+			}
+		}
 	case r.timeMode():
 		vs = append(drop(vs, "F4", "Q2"), r.timeViolations(&g)...)
 	case r == representationNamesOnly:
@@ -207,9 +268,9 @@ func (h *Handler) checkFrame(v canon.Value) []cgp.Violation {
 				vs = append(vs, cgp.Violation{Rule: "G1", Field: fmt.Sprintf("relations[%d].display_name", k), Msg: "a blank display_name"})
 			}
 		}
-	case r == asciiTrim || r == citationAbsenceOnly || r == citationOptional:
-		if r == asciiTrim {
-			blank = func(s string) bool { return strings.Trim(s, " \t\n\r\f\v") == "" }
+	case trimmers[r] != nil || r == citationAbsenceOnly || r == citationOptional:
+		if space := trimmers[r]; space != nil {
+			blank = func(s string) bool { return strings.TrimFunc(s, space) == "" }
 		}
 		vs = drop(vs, "F2", cgp.RuleCitation, "G1", "G2")
 		if blank(g.Title) {
@@ -307,17 +368,29 @@ var (
 	})
 )
 
+// moment orders instants as F4 has them: the minute, then the nanoseconds
+// into it, so a leap second (second 60) comes after second 59 and before
+// the next minute.
+type moment struct {
+	minute time.Time
+	nanos  int64
+}
+
+func (a moment) after(b moment) bool {
+	return a.minute.After(b.minute) || a.minute.Equal(b.minute) && a.nanos > b.nanos
+}
+
 // instant reads an F4 timestamp as the rule r does: ok false when r
 // refuses it. With frameRight it agrees with cgp.CheckTimestamp and
-// cgp.ParseTimestamp.
-func (r frameRule) instant(s string) (time.Time, bool) {
+// cgp.CompareTimestamps (to nine fraction digits).
+func (r frameRule) instant(s string) (moment, bool) {
 	re := timestampZ()
 	if r == timeOffsets {
 		re = timestampOffset()
 	}
 	m := re.FindStringSubmatch(s)
 	if m == nil {
-		return time.Time{}, false
+		return moment{}, false
 	}
 	n := make([]int, 7)
 	for i := 1; i <= 6; i++ {
@@ -341,7 +414,7 @@ func (r frameRule) instant(s string) (time.Time, bool) {
 			maxSecond = 59
 		}
 		if month < 1 || month > 12 || day < 1 || day > days[month-1] || hour > 23 || minute > 59 || second > maxSecond {
-			return time.Time{}, false
+			return moment{}, false
 		}
 	}
 	nanos := 0
@@ -349,7 +422,7 @@ func (r frameRule) instant(s string) (time.Time, bool) {
 		frac := (m[7][1:] + "000000000")[:9]
 		nanos, _ = strconv.Atoi(frac)
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, second, nanos, time.UTC) // second 60 is the next minute's first instant
+	start := time.Date(year, time.Month(month), day, hour, minute, 0, 0, time.UTC)
 	if off := m[8]; off != "Z" && off != "z" {
 		h, _ := strconv.Atoi(off[1:3])
 		mi, _ := strconv.Atoi(off[4:6])
@@ -357,9 +430,15 @@ func (r frameRule) instant(s string) (time.Time, bool) {
 		if off[0] == '+' {
 			d = -d
 		}
-		t = t.Add(d)
+		start = start.Add(d)
 	}
-	return t, true
+	at := moment{start, int64(second)*1e9 + int64(nanos)}
+	if r == timeLeapNextMinute {
+		// As time.Date normalises it: second 60 is the next minute's first.
+		t := start.Add(time.Duration(at.nanos))
+		at = moment{t.Truncate(time.Minute), int64(t.Sub(t.Truncate(time.Minute)))}
+	}
+	return at, true
 }
 
 // timeViolations applies F4 and Q2 as the rule r does.
@@ -391,10 +470,10 @@ func (r frameRule) timeViolations(f *cgp.ContextFrame) []cgp.Violation {
 	if !ok1 || !ok2 {
 		return vs
 	}
-	empty := !to.After(from)
+	empty := !to.after(from)
 	switch r {
 	case windowInclusive:
-		empty = to.Before(from)
+		empty = from.after(to)
 	case windowStrings:
 		empty = *f.ValidTo <= *f.ValidFrom
 	}

@@ -3,7 +3,6 @@ package cgpvectors
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -232,7 +231,7 @@ func (v frameVerdict) String() string {
 // of ok's own rule and field, as adapters written before the list answer).
 func checkFrame(ctx context.Context, s *check.Session, frame canon.Value, want string) (frameVerdict, check.Outcome, bool) {
 	var vd frameVerdict
-	r, err := s.Call(ctx, OpCheckFrame, map[string]json.RawMessage{"frame": raw(frame)})
+	r, err := s.Call(ctx, OpCheckFrame, withText("frame", frame))
 	if err != nil {
 		return vd, check.Broke(err), false
 	}

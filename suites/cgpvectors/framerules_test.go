@@ -33,8 +33,8 @@ func frameRules(t *testing.T) []FrameRuleCase {
 // pin the boundaries.
 func TestFrameRulesCoverEveryRule(t *testing.T) {
 	cases := frameRules(t)
-	if len(cases) != 42 {
-		t.Errorf("%d cases, want 42", len(cases))
+	if len(cases) != 62 {
+		t.Errorf("%d cases, want 62", len(cases))
 	}
 	alone := map[string]bool{}
 	valid := 0
@@ -53,8 +53,8 @@ func TestFrameRulesCoverEveryRule(t *testing.T) {
 			t.Errorf("no case breaks %s alone", r)
 		}
 	}
-	if valid != 9 {
-		t.Errorf("%d valid cases, want 9", valid)
+	if valid != 15 {
+		t.Errorf("%d valid cases, want 15", valid)
 	}
 }
 

@@ -418,7 +418,30 @@ func (pv *ProvenanceVectors) verifyCases(signed cgp.Hash) ([]provCase, error) {
 			vcs = append(vcs, x)
 		}
 	}
+	// referee's keys beside upstream's lists: the two encodings with x = 0
+	// and the sign bit set (RFC 8032 refuses them; crypto/ed25519 reads them
+	// as the identity and the point of order 2, so a forgery turns up), a
+	// non-canonical y whose reduced point is of large order (a verifier that
+	// reduces y mod p and only then refuses small order passes it), and a
+	// y with no point at all.
+	for _, x := range []struct{ name, key, doc string }{
+		{"x-zero-sign-key-1", xZeroSign[0], "the identity encoded with x = 0 and the sign bit set, which RFC 8032 §5.1.3 refuses to decode"},
+		{"x-zero-sign-key-2", xZeroSign[1], "the point of order 2 encoded with x = 0 and the sign bit set, which RFC 8032 §5.1.3 refuses to decode"},
+		{"non-canonical-large-order-key", nonCanonicalLarge, "y = p + 3, a non-canonical encoding of a point of large order: reduced mod p it is a valid key, so only refusing y ≥ p catches it"},
+	} {
+		v := vc{name: x.name, key: x.key, want: cgp.VerdictMalformedKey, att: a, expected: signed}
+		v.doc = x.doc + ": MalformedKey"
+		if f, ok := forge(x.key, torsion); ok {
+			v.att = with(func(b *cgp.ProvenanceAttestation) {
+				b.SignedCommitment, b.Signature = f.commitment.String(), f.signature
+			})
+			v.expected = f.commitment
+			v.doc += ", with a signature (R small-order, S = 0) that crypto/ed25519 and OpenSSL accept under it"
+		}
+		vcs = append(vcs, v)
+	}
 	vcs = append(vcs,
+		vc{"off-curve-key", "a public key whose y has no x on the curve (y = 2) is no point: MalformedKey, not BadSignature", a, signed, offCurveKey, cgp.VerdictMalformedKey},
 		vc{"uppercase-commitment", "the right signed_commitment in uppercase hex is MalformedCommitment, not a mismatch: digests are lowercase", with(func(b *cgp.ProvenanceAttestation) {
 			b.SignedCommitment = "sha256:" + strings.ToUpper(b.SignedCommitment[len("sha256:"):])
 		}), signed, pv.PublicKey, cgp.VerdictMalformedCommitment},
@@ -434,7 +457,7 @@ func (pv *ProvenanceVectors) verifyCases(signed cgp.Hash) ([]provCase, error) {
 		}
 		out = append(out, provCase{id: "verify/" + x.name, doc: "verifyAttestation: " + x.doc, op: OpVerifyAttestation,
 			args: `{"attestation":` + attestationJSON(x.att) + `,"expected_commitment":` + jstr(x.expected.String()) + `,"public_key":` + jstr(x.key) + `}`,
-			want: x.want, verdict: true, weak: strings.HasPrefix(x.name, "small-order") || strings.HasPrefix(x.name, "non-canonical"),
+			want: x.want, verdict: true, weak: strings.HasPrefix(x.name, "small-order") || strings.HasPrefix(x.name, "non-canonical") || strings.HasPrefix(x.name, "x-zero-sign"),
 			notes: note("the order of the checks: algorithm (UnknownAlgorithm), the key's form and strictness (MalformedKey: small-order and non-canonical points too), signed_commitment's form (MalformedCommitment), signed_commitment = the expected commitment (CommitmentMismatch), the signature's form (MalformedSignature), Ed25519 over the 32 raw bytes (BadSignature)")})
 	}
 	return out, nil
@@ -568,3 +591,17 @@ func verifyInclusionCheck(name, doc string, leaf cgp.Hash, p cgp.InclusionProof,
 		},
 	}
 }
+
+// The keys referee adds to upstream's verifier_strictness lists.
+var (
+	// xZeroSign are y = 1 and y = p - 1 with the sign bit set, x being 0.
+	xZeroSign = [2]string{
+		"0100000000000000000000000000000000000000000000000000000000000080",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+	}
+	// nonCanonicalLarge is y = p + 3: reduced mod p, the point y = 3, of
+	// large order.
+	nonCanonicalLarge = "f0ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"
+	// offCurveKey is y = 2, for which no x is on the curve.
+	offCurveKey = "0200000000000000000000000000000000000000000000000000000000000000"
+)

@@ -78,7 +78,50 @@ const (
 	verdictLenient             // small-order and non-canonical points accepted
 	verdictCoarse              // only Valid, CommitmentMismatch, BadSignature
 	verdictSigned              // signs and verifies the domain tag and the 32 bytes
+	verdictListed              // a key is weak when it is one of the eight small-order encodings or has y ≥ p
+	verdictReduceY             // y reduced mod p first, then small order refused
 )
+
+// weakKey is whether the verdict rule refuses a 32-byte point encoding as
+// a key (or R).
+func (r verdictRule) weakKey(b []byte) bool {
+	switch r {
+	case verdictLenient:
+		return false
+	case verdictListed:
+		return listedWeak(b)
+	case verdictReduceY:
+		if len(b) != 32 {
+			return true
+		}
+		if edCanonical(b) {
+			return cgp.WeakPublicKey(b)
+		}
+		return edSmallOrder(b) // decoded with y reduced mod p
+	}
+	return cgp.WeakPublicKey(b)
+}
+
+// listedWeak is a strictness check by list: the eight canonical small-order
+// encodings and a y at or above p, and nothing else (not x = 0 with the
+// sign bit set, not a y off the curve).
+func listedWeak(b []byte) bool {
+	for _, k := range []string{
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"0000000000000000000000000000000000000000000000000000000000000080",
+		"0100000000000000000000000000000000000000000000000000000000000000",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	} {
+		if hex.EncodeToString(b) == k {
+			return true
+		}
+	}
+	return len(b) != 32 || !edCanonical(b)
+}
 
 // provRules is how the built-in adapter computes provenance attestations.
 type provRules struct {
@@ -500,7 +543,7 @@ func (h *Handler) verifyProvenance(a cgp.ProvenanceAttestation, expected cgp.Has
 	keyForm := func() string {
 		var err error
 		key, err = hex.DecodeString(keyHex)
-		if err != nil || len(key) != ed25519.PublicKeySize || strings.ToLower(keyHex) != keyHex || (r.verdict != verdictLenient && cgp.WeakPublicKey(key)) {
+		if err != nil || len(key) != ed25519.PublicKeySize || strings.ToLower(keyHex) != keyHex || r.verdict.weakKey(key) {
 			return cgp.VerdictMalformedKey
 		}
 		return ""
@@ -534,7 +577,7 @@ func (h *Handler) verifyProvenance(a cgp.ProvenanceAttestation, expected cgp.Has
 		if r.verdict == verdictSigned {
 			msg = append([]byte(cgp.DomainFrame), msg...)
 		}
-		if (r.verdict != verdictLenient && cgp.WeakPublicKey(sig[:32])) || !ed25519.Verify(key, msg, sig) {
+		if r.verdict.weakKey(sig[:32]) || !ed25519.Verify(key, msg, sig) {
 			return cgp.VerdictBadSignature
 		}
 		return ""

@@ -18,6 +18,11 @@ const OpRangeDigest = "rangeDigest"
 // RangeVectorsFile holds the reference vectors of the line-range grammar (F17).
 const RangeVectorsFile = "range-vectors.json"
 
+// RangeExtraFile holds referee's own line-range vectors, in
+// RangeVectorsFile's format, beside the frame-rules vectors: resources whose
+// lines all end in CRLF.
+const RangeExtraFile = "range-extra.json"
+
 // RangeCase is one range vector: a resource, an optional range, and either the
 // bytes it addresses with their digest or the reason it addresses none.
 type RangeCase struct {

@@ -48,6 +48,7 @@ const (
 	rangeStripLF                              // lines joined without the range's final LF
 	rangeNoRangeUnverifiable                  // an absent range is unrecognised, not the whole resource
 	rangeSliceEmpty                           // inverted or past-the-end ranges give no bytes, digested
+	rangeCRLFTranslated                       // a resource whose lines all end in CRLF read with LF line ends
 )
 
 type attestRule uint8
@@ -108,6 +109,12 @@ var Modes = []Mode{
 	{Name: "codepoint-token-cost", Doc: "counts B3's token cost in code points (Python's len), not UTF-8 bytes", frame: costCodePoints},
 	{Name: "token-cost-floor", Doc: "rounds B3's token cost down: floor(bytes / 4)", frame: costFloor},
 	{Name: "loose-numbers", Doc: "reads score and token_cost as JavaScript's Number() and a truncating integer read do: \"0.5\" is 0.5, 12.5 is 12", frame: looseNumbers},
+	{Name: "js-trim", Doc: "tests blank as String.prototype.trim does: U+FEFF is whitespace, U+0085 is not", frame: jsTrim},
+	{Name: "python-strip", Doc: "tests blank as Python's str.strip() does: U+001C to U+001F are whitespace", frame: pythonSpace},
+	{Name: "java-whitespace", Doc: "tests blank with Java's Character.isWhitespace: no-break spaces (U+00A0, U+2007, U+202F) and U+0085 are not whitespace, U+001C to U+001F are", frame: javaSpace},
+	{Name: "f64-score", Doc: "applies F1 to the score read as a double, not as the f32 it is: 1.00000005 is out of range", frame: scoreF64},
+	{Name: "leap-second-next-minute", Doc: "reads second 60 as the first second of the next minute, as time.Date normalises it, so 23:59:60.5 falls after the next midnight", frame: timeLeapNextMinute},
+	{Name: "zero-value-members", Doc: "reads a missing or null required member (title, a relation's target_uri, a link's type) as its zero value, as Go's encoding/json does, where serde refuses the frame", frame: zeroValueMembers},
 	{Name: "first-violation-only", Doc: "answers only the first violation it finds", frame: firstViolationOnly},
 	{Name: "record-hash-kept", Doc: "hashes the lifecycle record with its record_hash member still in it", record: recordKeepHash},
 	{Name: "record-hash-blanked", Doc: "blanks record_hash to \"\" before hashing instead of removing it", record: recordBlankHash},
@@ -124,6 +131,7 @@ var Modes = []Mode{
 	{Name: "range-zero-based", Doc: "counts lines from 0, so L1 is the second line", ranges: rangeZeroBased},
 	{Name: "range-strip-lf", Doc: "drops the LF that ends the range's last line, as lines().join(\"\\n\") does", ranges: rangeStripLF},
 	{Name: "no-range-unverifiable", Doc: "treats an absent range as unrecognised instead of the whole resource", ranges: rangeNoRangeUnverifiable},
+	{Name: "range-crlf-translated", Doc: "reads a resource whose lines all end in CRLF with LF line ends, as text mode and universal newlines (Python's open) do", ranges: rangeCRLFTranslated},
 	{Name: "range-slice-empty", Doc: "digests the empty bytes for an inverted or past-the-end range, as slice semantics give", ranges: rangeSliceEmpty},
 	{Name: "utf16-link-lengths", Doc: "counts the length prefixes of the attestation encoding in UTF-16 code units (JavaScript's String length), not UTF-8 bytes", prov: provRules{link: linkUTF16}},
 	{Name: "codepoint-link-lengths", Doc: "counts the length prefixes of the attestation encoding in code points (Python's len), not UTF-8 bytes", prov: provRules{link: linkCodePoints}},
@@ -144,6 +152,8 @@ var Modes = []Mode{
 	{Name: "proof-follows-flags", Doc: "replays an inclusion proof by sibling_is_left alone, never checking it against leaf_index and leaf_count", prov: provRules{proof: proofFollowFlags}},
 	{Name: "signs-prefixed", Doc: "signs and verifies provenance attestations over the frame domain tag and the 32 bytes, not the bare 32 bytes", prov: provRules{verdict: verdictSigned}},
 	{Name: "lenient-ed25519", Doc: "accepts small-order and non-canonical public keys and R, as crypto/ed25519 and OpenSSL do", prov: provRules{verdict: verdictLenient}},
+	{Name: "listed-small-order", Doc: "refuses the eight small-order encodings and y ≥ p by list, so x = 0 with the sign bit set, which crypto/ed25519 reads as a small-order point, and a y off the curve pass the key check", prov: provRules{verdict: verdictListed}},
+	{Name: "reduce-y", Doc: "reduces y mod p before refusing small-order keys, so a non-canonical encoding of a point of large order is a valid key", prov: provRules{verdict: verdictReduceY}},
 	{Name: "coarse-verdicts", Doc: "answers only Valid, CommitmentMismatch and BadSignature: a malformed key, signature or algorithm is BadSignature, a malformed commitment a mismatch", prov: provRules{verdict: verdictCoarse}},
 	{Name: "drop-dot-zero", Doc: "writes an integral f32 as 1, not 1.0, as encoding/json and JSON.stringify do", envelope: envelopeDropDotZero},
 	{Name: "sort-members", Doc: "writes an envelope's members sorted by name instead of in the types' declaration order", envelope: envelopeSortMembers},
@@ -167,6 +177,10 @@ func Reference(mode string) (*Handler, error) {
 	}
 	return &Handler{mode: m}, nil
 }
+
+// textKeys are the ops whose argument also travels as text, by argument:
+// the _text form, when sent, is read in place of the value.
+var textKeys = map[string]string{OpNormalizeFrame: "frame", OpNormalizeQuery: "query", OpCheckFrame: "frame"}
 
 // Hello describes the built-in adapter.
 func (h *Handler) Hello() adapter.Hello {
@@ -193,6 +207,24 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 		return h.roundTripEnvelope(a)
 	}
 	arg := a.Lookup
+	if key, ok := textKeys[op]; ok {
+		if t, has := a.Lookup(key + "_text"); has && t.Kind == canon.String {
+			// The exact text: member order, lexemes and duplicates as sent.
+			v, err := canon.Parse([]byte(t.Str), canon.ReadOptions{})
+			if err != nil {
+				if op == OpCheckFrame {
+					return frameReply([]cgp.Violation{{Rule: RuleShape, Msg: "the frame is not one JSON text: " + err.Error()}}), nil
+				}
+				return nil, &adapter.Error{Code: cgp.CodeInvalidJSON, Message: err.Error()}
+			}
+			arg = func(name string) (canon.Value, bool) {
+				if name == key {
+					return v, true
+				}
+				return a.Lookup(name)
+			}
+		}
+	}
 	switch op {
 	case OpNormalizeFrame, OpNormalizeQuery:
 		key, norm := "frame", cgp.NormalizeFrameWith
@@ -414,6 +446,10 @@ func (h *Handler) verifyAttestation(rec, att canon.Value, key []byte) error {
 // rangeBytes is cgp.RangeBytes, or the mode's mistake.
 func (h *Handler) rangeBytes(resource []byte, r string, has bool) ([]byte, error) {
 	switch h.mode.ranges {
+	case rangeCRLFTranslated:
+		if n := bytes.Count(resource, []byte("\n")); n > 0 && bytes.Count(resource, []byte("\r\n")) == n {
+			resource = bytes.ReplaceAll(resource, []byte("\r\n"), []byte("\n"))
+		}
 	case rangeLenientNumbers:
 		if has {
 			r = lenientRange(r)

@@ -48,8 +48,14 @@ func (c *Corpus) checks() []check.Check {
 	return out
 }
 
-func valueArgs(v json.RawMessage) map[string]json.RawMessage {
-	return map[string]json.RawMessage{"value": v}
+// valueArgs sends a message as value, a JSON value, and as value_text,
+// its exact text in a JSON string: lexemes, escapes and lone surrogates as
+// the corpus has them. A host language's parser reads value into its own
+// values, and some lose what a verdict turns on here: Go's encoding/json
+// reads a lone surrogate as U+FFFD, which the reference writes back as
+// \udxxx. value_text keeps every byte.
+func valueArgs(v json.RawMessage) map[string]any {
+	return map[string]any{"value": v, "value_text": string(v)}
 }
 
 func payloadArgs(payload []byte) map[string]string {
@@ -61,7 +67,7 @@ func canonicalCheck(m Message) check.Check {
 		ID:      "crosslink/cases/" + m.Name + "/canonical",
 		Doc:     "canonicalJson of the " + m.Name + " message is exactly the corpus's canonical text",
 		Needs:   []string{OpCanonical},
-		Explain: fmt.Sprintf("sends: canonicalJson {\"value\": %s}\nexpects: %s", check.Clip(string(m.Obj)), check.Clip(strconv.Quote(m.Canonical))),
+		Explain: fmt.Sprintf("sends: canonicalJson {\"value\": %s, \"value_text\": the same text as a string}\nexpects: %s", check.Clip(string(m.Obj)), check.Clip(strconv.Quote(m.Canonical))),
 		Level:   check.Must,
 		Clause:  clauseCanonical,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
@@ -100,7 +106,7 @@ func frameCheck(m Message) check.Check {
 		ID:      "crosslink/cases/" + m.Name + "/frame",
 		Doc:     "encodeFrame of the " + m.Name + " message is exactly the corpus's frame",
 		Needs:   []string{OpFrame},
-		Explain: fmt.Sprintf("sends: encodeFrame {\"value\": %s}\nexpects: %s (u32 big-endian length, then the canonical JSON)", check.Clip(string(m.Obj)), check.Clip(m.FrameHex)),
+		Explain: fmt.Sprintf("sends: encodeFrame {\"value\": %s, \"value_text\": the same text as a string}\nexpects: %s (u32 big-endian length, then the canonical JSON)", check.Clip(string(m.Obj)), check.Clip(m.FrameHex)),
 		Level:   check.Must,
 		Clause:  clauseFrame,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
@@ -111,7 +117,12 @@ func frameCheck(m Message) check.Check {
 
 // encodeFrame calls encodeFrame and compares the frame with wantHex.
 func encodeFrame(ctx context.Context, s *check.Session, v json.RawMessage, wantHex string) check.Outcome {
-	r, err := s.Call(ctx, OpFrame, valueArgs(v))
+	return encodeFrameArgs(ctx, s, valueArgs(v), wantHex)
+}
+
+// encodeFrameArgs calls encodeFrame with args and compares the frame with wantHex.
+func encodeFrameArgs(ctx context.Context, s *check.Session, args any, wantHex string) check.Outcome {
+	r, err := s.Call(ctx, OpFrame, args)
 	if err != nil {
 		return check.Broke(err)
 	}
@@ -278,9 +289,9 @@ func limitCheck(l Limit) check.Check {
 			payload := padded(l.PayloadBytes)
 			if l.Error == "" {
 				frame := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
-				return encodeFrame(ctx, s, payload, hex.EncodeToString(append(frame, payload...)))
+				return encodeFrameArgs(ctx, s, map[string]json.RawMessage{"value": payload}, hex.EncodeToString(append(frame, payload...)))
 			}
-			r, err := s.Call(ctx, OpFrame, valueArgs(payload))
+			r, err := s.Call(ctx, OpFrame, map[string]json.RawMessage{"value": payload})
 			if err != nil {
 				return check.Broke(err)
 			}

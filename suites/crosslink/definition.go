@@ -10,7 +10,9 @@ var Definition = check.Definition{
 each positive case three ways (canonicalJson of the message, encodeFrame of
 it, and decodeMessage of its canonical payload canonicalised again), each
 negative payload for its stable error code, and referee's own decode and
-frame-size cases.
+frame-size cases. Each message travels twice, as value and as value_text
+(its exact text, lexemes and escapes kept), so an implementation whose JSON
+reader loses a lone surrogate or a number's lexeme can read the text.
 
 Without --corpus it runs referee's embedded corpus; --corpus DIR runs a
 corpus in the upstream layout (messages-v1.json and invalid-v1.json, with

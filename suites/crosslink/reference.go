@@ -8,7 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
@@ -41,6 +45,13 @@ var modes = []check.Mode{
 	{Name: "lenient-utf8", Doc: "replaces invalid UTF-8 with U+FFFD instead of failing with parse_error"},
 	{Name: "parse-as-invalid", Doc: "reports JSON syntax errors as invalid_message"},
 	{Name: "drop-envelope", Doc: "decodeMessage returns the message without its v and t"},
+	{Name: "python-regex", Doc: "matches the field patterns as Python's re does: $ also before a final line feed, \\d any Unicode digit"},
+	{Name: "codepoint-length", Doc: "measures appId in code points (Python's len), not UTF-16 code units (String.length)"},
+	{Name: "utf8-length", Doc: "measures appId in UTF-8 bytes (Go's len), not UTF-16 code units (String.length)"},
+	{Name: "numeric-version", Doc: "compares v as a number, so \"1.00\" and \"01.0\" are version 1.0"},
+	{Name: "case-insensitive-members", Doc: "reads member names regardless of case, as Go's encoding/json does: V is v"},
+	{Name: "utf16-length-prefix", Doc: "writes the frame's length prefix in UTF-16 code units (String.length), not bytes"},
+	{Name: "proto-dropped", Doc: "drops members named __proto__, as JavaScript code that copies members into a plain object does"},
 }
 
 // broken is what a broken mode does differently; the zero value is the
@@ -48,39 +59,51 @@ var modes = []check.Mode{
 type broken struct {
 	writer         *mutant.Writer // canonical JSON written this way instead
 	littleEndian   bool
-	maxFrame       int  // payload limit instead of 4 MiB; -1: none
-	versionLate    bool // structure validated before the version check
-	anyType        bool // unknown "t" accepted
-	noFields       bool // only v and t validated
-	lenient        bool // only objects with a string v and t are validated
-	maxDepth       int  // depth limit instead of 64
-	strictDupes    bool // duplicate keys are parse_error
-	lenientUTF8    bool // invalid UTF-8 replaced by U+FFFD, as TextDecoder does
-	parseAsInvalid bool // JSON errors reported as invalid_message
-	dropEnvelope   bool // decodeMessage returns the message without v and t
+	maxFrame       int              // payload limit instead of 4 MiB; -1: none
+	versionLate    bool             // structure validated before the version check
+	anyType        bool             // unknown "t" accepted
+	noFields       bool             // only v and t validated
+	lenient        bool             // only objects with a string v and t are validated
+	maxDepth       int              // depth limit instead of 64
+	strictDupes    bool             // duplicate keys are parse_error
+	lenientUTF8    bool             // invalid UTF-8 replaced by U+FFFD, as TextDecoder does
+	parseAsInvalid bool             // JSON errors reported as invalid_message
+	dropEnvelope   bool             // decodeMessage returns the message without v and t
+	pythonRegex    bool             // $ matches before a final LF, \d any Unicode digit
+	appIDLength    func(string) int // appId measured this way instead of UTF-16 units
+	numericVersion bool             // v compared as a number
+	foldCase       bool             // member names read regardless of case
+	utf16Prefix    bool             // length prefix in UTF-16 code units
 }
 
 // brokenModes maps each of modes to its behaviour.
 var brokenModes = map[string]broken{
-	"codepoint-order":      {writer: &mutant.Writer{Keys: mutant.CodePoint, Surrogates: mutant.Escape}},
-	"unsorted":             {writer: &mutant.Writer{Keys: mutant.Unsorted, Surrogates: mutant.Escape}},
-	"go-float":             {writer: &mutant.Writer{Numbers: mutant.GoFloat, Surrogates: mutant.Escape}},
-	"html-escape":          {writer: &mutant.Writer{Strings: mutant.HTML}},
-	"reject-surrogates":    {writer: &mutant.Writer{}},
-	"uppercase-surrogates": {writer: &mutant.Writer{Surrogates: mutant.EscapeUpper}},
-	"little-endian":        {littleEndian: true},
-	"max-1mib":             {maxFrame: 1 << 20},
-	"no-max":               {maxFrame: -1},
-	"version-late":         {versionLate: true},
-	"any-type":             {anyType: true},
-	"lenient-envelope":     {lenient: true},
-	"no-field-checks":      {noFields: true},
-	"depth-65":             {maxDepth: 65},
-	"depth-63":             {maxDepth: 63},
-	"reject-duplicates":    {strictDupes: true},
-	"lenient-utf8":         {lenientUTF8: true},
-	"parse-as-invalid":     {parseAsInvalid: true},
-	"drop-envelope":        {dropEnvelope: true},
+	"codepoint-order":          {writer: &mutant.Writer{Keys: mutant.CodePoint, Surrogates: mutant.Escape}},
+	"unsorted":                 {writer: &mutant.Writer{Keys: mutant.Unsorted, Surrogates: mutant.Escape}},
+	"go-float":                 {writer: &mutant.Writer{Numbers: mutant.GoFloat, Surrogates: mutant.Escape}},
+	"html-escape":              {writer: &mutant.Writer{Strings: mutant.HTML}},
+	"reject-surrogates":        {writer: &mutant.Writer{}},
+	"uppercase-surrogates":     {writer: &mutant.Writer{Surrogates: mutant.EscapeUpper}},
+	"little-endian":            {littleEndian: true},
+	"max-1mib":                 {maxFrame: 1 << 20},
+	"no-max":                   {maxFrame: -1},
+	"version-late":             {versionLate: true},
+	"any-type":                 {anyType: true},
+	"lenient-envelope":         {lenient: true},
+	"no-field-checks":          {noFields: true},
+	"depth-65":                 {maxDepth: 65},
+	"depth-63":                 {maxDepth: 63},
+	"reject-duplicates":        {strictDupes: true},
+	"lenient-utf8":             {lenientUTF8: true},
+	"parse-as-invalid":         {parseAsInvalid: true},
+	"drop-envelope":            {dropEnvelope: true},
+	"python-regex":             {pythonRegex: true},
+	"codepoint-length":         {appIDLength: utf8.RuneCountInString},
+	"utf8-length":              {appIDLength: func(s string) int { return len(s) }},
+	"numeric-version":          {numericVersion: true},
+	"case-insensitive-members": {foldCase: true},
+	"utf16-length-prefix":      {utf16Prefix: true},
+	"proto-dropped":            {writer: &mutant.Writer{DropProto: true, Surrogates: mutant.Escape}},
 }
 
 // Handler is the built-in adapter: protocols/crosslink, honest or in one of
@@ -124,6 +147,13 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 	switch op {
 	case OpCanonical, OpFrame:
 		v, ok := arg("value")
+		if t, has := arg("value_text"); has && t.Kind == canon.String {
+			// The exact text, read as JSON.parse reads it.
+			if v, err = xl.ParseValue([]byte(t.Str)); err != nil {
+				return nil, &adapter.Error{Code: "bad_args", Message: "args.value_text is not JSON: " + err.Error()}
+			}
+			ok = true
+		}
 		if !ok {
 			return nil, &adapter.Error{Code: "bad_args", Message: "args.value is missing"}
 		}
@@ -190,11 +220,15 @@ func (h *Handler) frame(payload []byte) ([]byte, error) {
 	if max > 0 && len(payload) > max {
 		return nil, &xl.Error{Code: xl.CodePayloadTooLarge, Reason: fmt.Sprintf("payload of %d bytes exceeds %d", len(payload), max)}
 	}
+	n := len(payload)
+	if h.mode.utf16Prefix {
+		n = len(utf16.Encode([]rune(string(payload))))
+	}
 	var prefix []byte
 	if h.mode.littleEndian {
-		prefix = binary.LittleEndian.AppendUint32(nil, uint32(len(payload)))
+		prefix = binary.LittleEndian.AppendUint32(nil, uint32(n))
 	} else {
-		prefix = binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
+		prefix = binary.BigEndian.AppendUint32(nil, uint32(n))
 	}
 	return append(prefix, payload...), nil
 }
@@ -231,6 +265,16 @@ func (h *Handler) decode(payload []byte) (canon.Value, error) {
 	if xl.Depth(v) > limit {
 		return canon.Value{}, &xl.Error{Code: xl.CodeInvalidMessage, Reason: "too-deep"}
 	}
+	if m.foldCase {
+		v = foldMembers(v)
+	}
+	if m.numericVersion {
+		if ver, ok := v.Lookup("v"); ok && ver.Kind == canon.String {
+			if f, err := strconv.ParseFloat(ver.Str, 64); err == nil && f == 1 {
+				v = withMember(v, "v", canon.Value{Kind: canon.String, Str: xl.Version})
+			}
+		}
+	}
 	if !m.versionLate {
 		if err := checkVersion(v); err != nil {
 			return canon.Value{}, err
@@ -261,10 +305,25 @@ func checkVersion(v canon.Value) error {
 // breaksDecode reports whether the mode changes decodeMessage.
 func (m *broken) breaksDecode() bool {
 	return m.versionLate || m.anyType || m.noFields || m.lenient || m.maxDepth != 0 || m.strictDupes ||
-		m.lenientUTF8 || m.parseAsInvalid || m.dropEnvelope
+		m.lenientUTF8 || m.parseAsInvalid || m.dropEnvelope || m.pythonRegex || m.appIDLength != nil ||
+		m.numericVersion || m.foldCase
 }
 
 func (h *Handler) validate(v canon.Value) error {
+	if h.mode.pythonRegex {
+		v = pythonView(v)
+	}
+	if h.mode.appIDLength != nil {
+		if app, ok := v.Lookup("appId"); ok && app.Kind == canon.String {
+			// Within 1..256 by the mode's measure: let the reference's
+			// UTF-16 check see a string that is within it too, or not.
+			in := "a"
+			if n := h.mode.appIDLength(app.Str); n < 1 || n > 256 {
+				in = strings.Repeat("a", 257)
+			}
+			v = withMember(v, "appId", canon.Value{Kind: canon.String, Str: in})
+		}
+	}
 	ver, _ := v.Lookup("v")
 	t, _ := v.Lookup("t")
 	if h.mode.lenient && (v.Kind != canon.Object || ver.Kind != canon.String || t.Kind != canon.String) {
@@ -279,4 +338,72 @@ func (h *Handler) validate(v canon.Value) error {
 		}
 	}
 	return xl.Validate(v)
+}
+
+// withMember returns v with the first member named key set to x.
+func withMember(v canon.Value, key string, x canon.Value) canon.Value {
+	v.Members = slices.Clone(v.Members)
+	for i := range v.Members {
+		if v.Members[i].Key == key {
+			v.Members[i].Value = x
+			return v
+		}
+	}
+	return v
+}
+
+// foldMembers renames a member whose name matches a field of a Crosslink
+// message only when case is ignored, as Go's encoding/json matches struct
+// fields: {"V":"1.0"} reads as {"v":"1.0"}.
+func foldMembers(v canon.Value) canon.Value {
+	if v.Kind != canon.Object {
+		return v
+	}
+	known := []string{"v", "t", "i", "m", "p", "e", "n", "d", "s", "ts", "idem", "versions", "deviceId", "appId", "features", "version", "code", "reason"}
+	v.Members = slices.Clone(v.Members)
+	for i, m := range v.Members {
+		for _, k := range known {
+			if m.Key != k && strings.EqualFold(m.Key, k) {
+				if _, exact := v.Lookup(k); !exact {
+					v.Members[i].Key = k
+				}
+			}
+		}
+	}
+	return v
+}
+
+// pythonView rewrites the fields the validator matches with patterns as
+// Python's re reads them against the same patterns: one final line feed
+// dropped ($ matches before it) and every Unicode digit made an ASCII one
+// (\d matches any).
+func pythonView(v canon.Value) canon.Value {
+	if v.Kind != canon.Object {
+		return v
+	}
+	py := func(s string) string {
+		s = strings.TrimSuffix(s, "\n")
+		return strings.Map(func(r rune) rune {
+			if r > unicode.MaxASCII && unicode.IsDigit(r) {
+				return '0'
+			}
+			return r
+		}, s)
+	}
+	v.Members = slices.Clone(v.Members)
+	for i, m := range v.Members {
+		switch {
+		case m.Value.Kind == canon.String:
+			v.Members[i].Value.Str = py(m.Value.Str)
+		case m.Key == "versions" && m.Value.Kind == canon.Array:
+			elems := slices.Clone(m.Value.Elems)
+			for j := range elems {
+				if elems[j].Kind == canon.String {
+					elems[j].Str = py(elems[j].Str)
+				}
+			}
+			v.Members[i].Value.Elems = elems
+		}
+	}
+	return v
 }

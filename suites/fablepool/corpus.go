@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/corpus"
@@ -72,6 +75,11 @@ type Scenario struct {
 	Expect        string          `json:"expect"`
 	ExpectedError string          `json:"expected_error,omitempty"`
 	Note          string          `json:"note,omitempty"`
+	// Spelling is how verify_op's op_text spells the mutated op: "" for
+	// compact, in the op's member order; "respelled" for Respell's text
+	// (members reversed, spaces, every string character escaped), whose
+	// value is the same.
+	Spelling string `json:"spelling,omitempty"`
 }
 
 // Recorded is recorded.json: an implementation's outputs, the ground truth
@@ -113,6 +121,9 @@ type RecordedOp struct {
 	Sig           string `json:"sig"`
 	OpCanonical   string `json:"op_canonical"`
 }
+
+// SpellingRespelled is the spelling of a scenario whose op_text is Respell's.
+const SpellingRespelled = "respelled"
 
 // RecordedFormat is the format name of recorded.json.
 const RecordedFormat = "fablepool-recorded/draft-1"
@@ -194,6 +205,11 @@ func (cp *corpusData) validate(c *corpus.Corpus) error {
 		if (v.Canonical == nil) == (v.Error == "") {
 			return fmt.Errorf("%s: needs exactly one of canonical and error", w)
 		}
+		if len(v.Input) > 0 {
+			if err := hostSafe(v.Input); err != nil {
+				return fmt.Errorf("%s: %w: give it as input_text, which the implementation parses itself", w, err)
+			}
+		}
 		if v.Canonical != nil && v.CanonicalUTF8Hex != "" && v.CanonicalUTF8Hex != hex.EncodeToString([]byte(*v.Canonical)) {
 			return fmt.Errorf("%s: canonical_utf8_hex disagrees with canonical", w)
 		}
@@ -239,9 +255,12 @@ func (cp *corpusData) validate(c *corpus.Corpus) error {
 			return fmt.Errorf("%s: needs payload and prev", w)
 		}
 		for j, m := range s.Mutations {
-			if m.Op != "set" && m.Op != "delete" && m.Op != "recompute_id" {
+			if m.Op != "set" && m.Op != "delete" && m.Op != "duplicate" && m.Op != "recompute_id" {
 				return fmt.Errorf("%s: mutation %d: op %q", w, j, m.Op)
 			}
+		}
+		if s.Spelling != "" && s.Spelling != SpellingRespelled {
+			return fmt.Errorf("%s: spelling %q, want %q or none", w, s.Spelling, SpellingRespelled)
 		}
 		// The mutations must apply to the reference signing of the body, so
 		// that a mutation that names no field is the corpus's fault, found
@@ -264,12 +283,62 @@ func (ss Scenarios) dryRun(sc Scenario) error {
 	if err != nil {
 		return fmt.Errorf("the body cannot be signed: %w", err)
 	}
-	_, err = Apply(op, sc.Mutations, func(body canon.Value) (string, error) {
+	mutated, err := Apply(op, sc.Mutations, func(body canon.Value) (string, error) {
 		b, err := fp.Canonical(body)
 		return fp.ID(b), err
 	})
 	if err != nil {
 		return fmt.Errorf("the mutations do not apply to the signed op: %w", err)
+	}
+	// Both forms verify_op is sent must mean the same op.
+	value, text := opForms(mutated, sc.Spelling)
+	a, errA := canon.Parse([]byte(value), canon.ReadOptions{Duplicates: canon.LastWins})
+	b, errB := canon.Parse([]byte(text), canon.ReadOptions{Duplicates: canon.LastWins})
+	if errA != nil || errB != nil || !canon.Equal(a, b) {
+		return fmt.Errorf("op and op_text differ (a bug in referee): %v, %v", errA, errB)
+	}
+	return nil
+}
+
+// hostSafe refuses an input value whose verdict would turn on what a host
+// language's JSON parser loses before the implementation sees it: the
+// canonicalize op carries input as a JSON value in the request line, and
+// an adapter reads that line with its language's parser. A number with a
+// fraction or an exponent (1.0 is read as 1), -0, an integer beyond
+// ±(2^53−1) (a double rounds it), a duplicate member name (last wins) and
+// a lone surrogate (Go's encoding/json makes it U+FFFD) all decide a
+// verdict of this profile, so they travel as input_text.
+func hostSafe(input json.RawMessage) error {
+	v, err := canon.Parse(input, canon.ReadOptions{})
+	if err != nil {
+		return fmt.Errorf("input: %v", err)
+	}
+	stack := []canon.Value{v}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x.Kind {
+		case canon.Number:
+			if strings.ContainsAny(x.Num, ".eE") || x.Num == "-0" {
+				return fmt.Errorf("input holds the number %s, which a host parser does not keep as written", x.Num)
+			}
+			if n, err := strconv.ParseInt(x.Num, 10, 64); err != nil || n > 1<<53-1 || n < -(1<<53-1) {
+				return fmt.Errorf("input holds the integer %s, beyond ±(2^53−1), which a double rounds", x.Num)
+			}
+		case canon.String:
+			if !utf8.ValidString(x.Str) {
+				return fmt.Errorf("input holds a lone surrogate, which some host parsers replace")
+			}
+		case canon.Array:
+			stack = append(stack, x.Elems...)
+		case canon.Object:
+			for _, m := range x.Members {
+				if !utf8.ValidString(m.Key) {
+					return fmt.Errorf("input holds a lone surrogate, which some host parsers replace")
+				}
+				stack = append(stack, m.Value)
+			}
+		}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/regularfile"
 )
 
 // The suite's own flags.
@@ -29,7 +30,10 @@ sign_op, verify_op): canonical JSON by code point with integers only, Ed25519
 key derivation, deterministic signing and strict verification, and signed
 operation envelopes that the implementation signs, the runner attacks with
 scripted mutations, and the implementation must then accept or reject with
-the expected code. The recorded/ checks compare the live canonical digests,
+the expected code. sign_op and verify_op send the body and the op as JSON
+and, beside them, as body_text and op_text, their exact bytes, since a
+verdict turns on lexemes (1.0 is not 1) and duplicates that a host JSON
+parser loses. The recorded/ checks compare the live canonical digests,
 public keys, signatures and signed ops with the ground truth in recorded.json.
 
 Without --corpus it runs referee's embedded corpus. --corpus DIR reads
@@ -48,9 +52,9 @@ verification test; --results DIR writes the native report.json into DIR.`,
 		"referee run fablepool --mode prev-order-ignored --run fablepool/op_scenarios",
 	},
 	Flags: []check.Flag{
-		{Name: FlagRecord, Kind: check.FlagString, Usage: "write the implementation's outputs as recorded.json to `FILE` (a complete run of every check only)"},
+		{Name: FlagRecord, Kind: check.FlagString, Usage: "write the implementation's outputs as recorded.json to `FILE` (a complete run of every check only)", Output: true},
 		{Name: FlagRecorded, Kind: check.FlagString, Usage: "compare live outputs with the ground truth in `FILE` instead of the corpus's", Repro: true},
-		{Name: FlagResults, Kind: check.FlagString, Usage: "write the native report.json into `DIR`"},
+		{Name: FlagResults, Kind: check.FlagString, Usage: "write the native report.json into `DIR`", Output: true},
 		{Name: FlagWycheproof, Kind: check.FlagString, Usage: "also run the Wycheproof Ed25519 verify tests in `FILE`", Repro: true},
 	},
 	Modes:    checkModes(),
@@ -72,7 +76,7 @@ func checkModes() []check.Mode {
 // ground truth to compare with, the Wycheproof checks, and, with --record,
 // a recorder that only this call's checks and After share.
 func load(o check.LoadOptions) (*check.Loaded, error) {
-	c, err := corpus.OpenDirOr(o.Corpus, Embedded)
+	c, err := corpus.OpenDirOr(o.Corpus, o.MaxFileSize, Embedded)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +86,7 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 	}
 	truth := cp.Recorded
 	if path := o.Flags.String(FlagRecorded); path != "" {
-		if truth, err = readRecorded(path); err != nil {
+		if truth, err = readRecorded(path, o.MaxFileSize); err != nil {
 			return nil, err
 		}
 	}
@@ -93,7 +97,7 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 	}
 	checks := cp.checks(truth, rec)
 	if path := o.Flags.String(FlagWycheproof); path != "" {
-		w, err := wycheproofChecks(path)
+		w, err := wycheproofChecks(path, o.MaxFileSize)
 		if err != nil {
 			return nil, &check.UsageError{Err: err}
 		}
@@ -109,9 +113,10 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 	}, nil
 }
 
-// readRecorded reads --recorded: strict JSON in recorded.json's format.
-func readRecorded(path string) (*Recorded, error) {
-	raw, err := os.ReadFile(path)
+// readRecorded reads --recorded, a file of at most limit bytes: strict
+// JSON in recorded.json's format.
+func readRecorded(path string, limit int64) (*Recorded, error) {
+	raw, err := regularfile.ReadFile(path, limit)
 	if err != nil {
 		return nil, &check.UsageError{Err: fmt.Errorf("--recorded: %w", err)}
 	}

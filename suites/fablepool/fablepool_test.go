@@ -153,7 +153,7 @@ func TestRecordedAgreesWithIndependentDraft(t *testing.T) {
 // the same name with the same inputs and verdicts.
 func TestEmbeddedHoldsTheDraft(t *testing.T) {
 	dir := filepath.Join(shared(t), "fablepool")
-	c, err := corpus.OpenDir(dir)
+	c, err := corpus.OpenDir(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

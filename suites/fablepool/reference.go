@@ -1,6 +1,7 @@
 package fablepool
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha512"
 	"encoding/hex"
@@ -39,6 +40,8 @@ type Mode struct {
 	verifyOverOp bool           // verify_op checks the signature over the whole op, not the body
 	hashFirst    bool           // verify_op checks id and signature before the envelope
 	oneCode      bool           // every canonicalize rejection is canonical_unsupported
+	hostParsed   bool           // body and op read as a host JSON parser reads them: numbers as doubles, last duplicate wins, the _text forms ignored
+	compactIn    bool           // verify_op refuses op_text with whitespace between tokens
 }
 
 // Modes lists the built-in adapter's broken modes.
@@ -64,6 +67,9 @@ var Modes = []Mode{
 	{Name: "verify-over-op", Doc: "verify_op checks the signature over the whole op (id and sig included), not the body", verifyOverOp: true},
 	{Name: "hash-first", Doc: "verify_op checks the id and signature before the envelope's members and formats", hashFirst: true},
 	{Name: "one-error-code", Doc: "canonicalize reports every rejection as canonical_unsupported", oneCode: true},
+	{Name: "host-parsed", Doc: "reads sign_op's body and verify_op's op as JavaScript's JSON.parse does, ignoring body_text and op_text: 1.0 is the integer 1, the last of two duplicate members wins", hostParsed: true},
+	{Name: "compact-input-only", Doc: "verify_op refuses an op_text with whitespace between tokens, as verifiers that demand compact text do, though the profile verifies any spelling of an op", compactIn: true},
+	{Name: "proto-dropped", Doc: "drops members named __proto__, as JavaScript code that copies members into a plain object does", writer: &mutant.Writer{Keys: mutant.CodePoint, DropProto: true}},
 }
 
 // Handler is the built-in adapter: protocols/fablepool, honest or broken.
@@ -98,7 +104,9 @@ type args struct {
 	PublicKey  string          `json:"public_key"`
 	Signature  string          `json:"signature"`
 	Body       json.RawMessage `json:"body"`
+	BodyText   *string         `json:"body_text"`
 	Op         json.RawMessage `json:"op"`
+	OpText     *string         `json:"op_text"`
 }
 
 func fail(code string, err error) *adapter.Error {
@@ -123,13 +131,41 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, &adapter.Error{Code: "bad_args", Message: err.Error()}
 	}
-	// The JSON values must keep their lexemes: read them from the raw args,
-	// strictly, as the profile parses (a duplicate key is json_invalid).
-	rawArgs, perr := canon.Parse(raw, canon.ReadOptions{})
+	// body_text and op_text carry a body's and an op's exact text; read
+	// strictly, as the profile parses, they keep what a verdict turns on
+	// (a lexeme, a duplicate member). Without them the JSON values are read
+	// from the raw args, strictly too.
+	if h.mode.hostParsed {
+		a.BodyText, a.OpText = nil, nil
+	}
+	if t := textArg(op, a); t != nil {
+		v, err := fp.Parse([]byte(*t))
+		if err != nil {
+			return nil, errOf(err)
+		}
+		if op == OpVerifyOp && h.mode.compactIn {
+			var b bytes.Buffer
+			if err := json.Compact(&b, []byte(*t)); err != nil || b.String() != *t {
+				return nil, fail(fp.CodeJSONInvalid, fmt.Errorf("op_text is not compact"))
+			}
+		}
+		return h.handleValue(op, a, v)
+	}
+	opts := canon.ReadOptions{}
+	if h.mode.hostParsed {
+		opts.Duplicates = canon.LastWins
+	}
+	rawArgs, perr := canon.Parse(raw, opts)
 	if perr != nil {
 		return nil, fail(fp.CodeJSONInvalid, perr)
 	}
-	value := func(key string) (canon.Value, bool) { return rawArgs.Lookup(key) }
+	value := func(key string) (canon.Value, bool) {
+		v, ok := rawArgs.Lookup(key)
+		if h.mode.hostParsed {
+			v = hostNumbers(v)
+		}
+		return v, ok
+	}
 	switch op {
 	case OpCanonicalize:
 		var text []byte
@@ -179,22 +215,65 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 		if !ok {
 			return nil, &adapter.Error{Code: "bad_args", Message: "args need body"}
 		}
-		signed, err := h.signOp(a.Seed, body)
-		if err != nil {
-			return nil, errOf(err)
-		}
-		return json.RawMessage(signed.String()), nil
+		return h.handleValue(op, a, body)
 	case OpVerifyOp:
 		opv, ok := value("op")
 		if !ok {
 			return nil, &adapter.Error{Code: "bad_args", Message: "args need op"}
 		}
-		if err := h.verifyOp(opv); err != nil {
-			return nil, errOf(err)
-		}
-		return json.RawMessage("true"), nil
+		return h.handleValue(op, a, opv)
 	}
 	return nil, &adapter.Error{Code: "unknown_op", Message: op}
+}
+
+// textArg returns the _text argument of sign_op or verify_op, nil when the
+// op has none or was not sent one.
+func textArg(op string, a args) *string {
+	switch op {
+	case OpSignOp:
+		return a.BodyText
+	case OpVerifyOp:
+		return a.OpText
+	}
+	return nil
+}
+
+// handleValue performs sign_op on a body or verify_op on an op.
+func (h *Handler) handleValue(op string, a args, v canon.Value) (json.RawMessage, *adapter.Error) {
+	if op == OpSignOp {
+		signed, err := h.signOp(a.Seed, v)
+		if err != nil {
+			return nil, errOf(err)
+		}
+		return json.RawMessage(signed.String()), nil
+	}
+	if err := h.verifyOp(v); err != nil {
+		return nil, errOf(err)
+	}
+	return json.RawMessage("true"), nil
+}
+
+// hostNumbers rewrites every number as JavaScript's JSON.parse holds it,
+// a double written back the shortest way: 1.0 becomes 1, 1e2 100,
+// 9007199254740993 9007199254740992.
+func hostNumbers(v canon.Value) canon.Value {
+	switch v.Kind {
+	case canon.Number:
+		if s, err := canon.FormatES6(mustFloat(v.Num)); err == nil {
+			v.Num = s
+		}
+	case canon.Array:
+		v.Elems = slices.Clone(v.Elems)
+		for i := range v.Elems {
+			v.Elems[i] = hostNumbers(v.Elems[i])
+		}
+	case canon.Object:
+		v.Members = slices.Clone(v.Members)
+		for i := range v.Members {
+			v.Members[i].Value = hostNumbers(v.Members[i].Value)
+		}
+	}
+	return v
 }
 
 func (h *Handler) canonicalText(text []byte) ([]byte, error) {

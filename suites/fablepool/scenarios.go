@@ -49,7 +49,8 @@ func (ss Scenarios) signOp(ctx context.Context, s *check.Session, sc Scenario) (
 	if err != nil {
 		return body, op, check.Outcome{Status: check.Error, Reason: "corpus: " + err.Error()}, false
 	}
-	r, err := s.Call(ctx, OpSignOp, map[string]any{"seed": ss.Seed, "body": json.RawMessage(body.String())})
+	text := body.String()
+	r, err := s.Call(ctx, OpSignOp, map[string]any{"seed": ss.Seed, "body": json.RawMessage(text), "body_text": text})
 	if err != nil {
 		return body, op, check.Broke(err), false
 	}
@@ -78,6 +79,19 @@ func (ss Scenarios) signOp(ctx context.Context, s *check.Session, sc Scenario) (
 	return body, *r.OK, check.Outcome{}, true
 }
 
+// opForms returns the two forms verify_op is sent a mutated op in: op, a
+// JSON value (members in the op's order, or reversed for a respelled
+// scenario), and op_text, the exact text as a JSON string. A host
+// language's parser reads op into its own values and loses what a verdict
+// can turn on (1.0 becomes 1, a duplicate member keeps one value);
+// op_text keeps every byte.
+func opForms(op canon.Value, spelling string) (value, text string) {
+	if spelling == SpellingRespelled {
+		return reversed(op).String(), Respell(op)
+	}
+	return op.String(), op.String()
+}
+
 func scenarioCheck(ss Scenarios, sc Scenario, rec *recorder) check.Check {
 	expect := "verify_op answers ok true"
 	if sc.Expect == "reject" {
@@ -101,7 +115,7 @@ func scenarioCheck(ss Scenarios, sc Scenario, rec *recorder) check.Check {
 		Needs:   []string{OpSignOp, OpVerifyOp},
 		Level:   check.Must,
 		Clause:  clause,
-		Explain: fmt.Sprintf("sends: sign_op of the %s body (seed %s..., ts %d), applies the mutations %s to the signed op, then verify_op\nexpects: %s", sc.Type, ss.Seed[:8], ss.TS, muts, expect),
+		Explain: fmt.Sprintf("sends: sign_op of the %s body (seed %s..., ts %d; as body and body_text), applies the mutations %s to the signed op, then verify_op (as op and op_text%s)\nexpects: %s", sc.Type, ss.Seed[:8], ss.TS, muts, spelled(sc.Spelling), expect),
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			_, op, o, ok := ss.signOp(ctx, s, sc)
 			if !ok {
@@ -117,7 +131,8 @@ func scenarioCheck(ss Scenarios, sc Scenario, rec *recorder) check.Check {
 			if err != nil {
 				return check.Failed("the scenario's mutations do not apply to the signed op: "+err.Error(), "an op with the fields the mutations name", op.String())
 			}
-			r, err := s.Call(ctx, OpVerifyOp, map[string]json.RawMessage{"op": json.RawMessage(mutated.String())})
+			value, text := opForms(mutated, sc.Spelling)
+			r, err := s.Call(ctx, OpVerifyOp, map[string]any{"op": json.RawMessage(value), "op_text": text})
 			if err != nil {
 				return check.Broke(err)
 			}
@@ -135,7 +150,7 @@ func scenarioCheck(ss Scenarios, sc Scenario, rec *recorder) check.Check {
 				return check.Passed()
 			case accepted:
 				o := check.Failed("verify_op accepted a mutated op it must reject with "+sc.ExpectedError, sc.ExpectedError, "accepted")
-				o.Notes = []string{"mutated op: " + check.Clip(mutated.String())}
+				o.Notes = []string{"mutated op: " + check.Clip(text)}
 				return o
 			case sc.ExpectedError != "" && code != sc.ExpectedError:
 				return check.Failed(fmt.Sprintf("verify_op rejected with %s, want %s", code, sc.ExpectedError), sc.ExpectedError, code)
@@ -211,4 +226,11 @@ func recordedOpCheck(ss Scenarios, sc Scenario, e RecordedOp) check.Check {
 			return check.Passed()
 		},
 	}
+}
+
+func spelled(spelling string) string {
+	if spelling == SpellingRespelled {
+		return ", op_text respelled: members reversed, spaces, every string character escaped"
+	}
+	return ""
 }

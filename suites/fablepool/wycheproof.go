@@ -3,11 +3,11 @@ package fablepool
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/regularfile"
 )
 
 // wycheproofFile is the part of a Wycheproof EddsaVerify file the suite reads.
@@ -28,10 +28,11 @@ type wycheproofFile struct {
 	} `json:"testGroups"`
 }
 
-// wycheproofChecks reads a Wycheproof Ed25519 verify file as
-// fablepool/wycheproof/<tcId> checks: valid must verify, invalid must not.
-func wycheproofChecks(path string) ([]check.Check, error) {
-	raw, err := os.ReadFile(path)
+// wycheproofChecks reads a Wycheproof Ed25519 verify file of at most limit
+// bytes as fablepool/wycheproof/<tcId> checks: valid must verify, invalid
+// must not.
+func wycheproofChecks(path string, limit int64) ([]check.Check, error) {
+	raw, err := regularfile.ReadFile(path, limit)
 	if err != nil {
 		return nil, fmt.Errorf("--wycheproof: %w", err)
 	}

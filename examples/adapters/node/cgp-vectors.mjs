@@ -19,14 +19,15 @@
 // exits 0 when stdin closes.
 //
 // Ops:
-//   normalizeFrame {frame: F}        -> ok: the normalised frame, or err
+//   normalizeFrame {frame: F, frame_text: T} -> ok: the normalised frame, or err
 //                                       {code: "unknown_field", path: "frame...."}
-//   normalizeQuery {query: Q}        -> ok: the normalised query, or err
+//   normalizeQuery {query: Q, query_text: T} -> ok: the normalised query, or err
 //                                       {code: "unknown_field", path: "query...."}
+//                  (T, when sent, is F's or Q's exact text, read in place of it)
 //   canonicalize   {value: V}        -> ok: the RFC 8785 text of V, as a string
 //                  {value_text: T}   -> the same, for the JSON text T
 //   digest         {value: V}        -> ok: "sha256:" + hex(SHA-256(RFC 8785 text))
-//   checkFrame     {frame: F}        -> ok: {valid: true, violations: []}, or
+//   checkFrame     {frame: F, frame_text: T} -> ok: {valid: true, violations: []}, or
 //                                       {valid: false, rule, field, message (of the first),
 //                                        violations: [{rule, field, message}, ...]}
 //   recordHash     {record: R}       -> ok: "sha256:" + hex(SHA-256(RFC 8785 text of R
@@ -365,10 +366,12 @@ const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 const TIMESTAMP_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?Z$/;
 
 // instant reads an F4 timestamp: YYYY-MM-DDTHH:MM:SS(.f+)?Z, uppercase T and
-// Z, a real Gregorian date, second 60 allowed (a leap second: the instant
-// after second 59, so Date.UTC's overflow into the next minute is right). It
-// returns [whole seconds since the epoch, fraction digits], or null. Not
-// Date.parse: it takes other formats and refuses second 60.
+// Z, a real Gregorian date, second 60 allowed (a leap second, RFC 3339
+// §5.7: after second 59 and before the next minute). It returns [the
+// minute's start in seconds since the epoch, the second, fraction digits],
+// or null. Not Date.parse: it takes other formats and refuses second 60;
+// not Date.UTC with second 60 either: that is the next minute's first
+// second, so 23:59:60.5 would fall after the next midnight.
 function instant(s) {
   const m = TIMESTAMP_RE.exec(s);
   if (m === null) return null;
@@ -376,16 +379,16 @@ function instant(s) {
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
   if (month < 1 || month > 12 || day < 1 || day > days[month - 1] || hour > 23 || minute > 59 || second > 60) return null;
-  const seconds = Date.UTC(year, month - 1, day, hour, minute, second) / 1000;
-  return [seconds, (m[7] ?? "").replace(/0+$/, "")];
+  return [Date.UTC(year, month - 1, day, hour, minute) / 1000, second, (m[7] ?? "").replace(/0+$/, "")];
 }
 
 // after reports whether instant a is strictly after instant b. Timestamps
 // are not compared as strings: "…00.5Z" is after "…00Z" though '.' < 'Z'.
 function after(a, b) {
   if (a[0] !== b[0]) return a[0] > b[0];
-  const n = Math.max(a[1].length, b[1].length);
-  return a[1].padEnd(n, "0") > b[1].padEnd(n, "0");
+  if (a[1] !== b[1]) return a[1] > b[1];
+  const n = Math.max(a[2].length, b[2].length);
+  return a[2].padEnd(n, "0") > b[2].padEnd(n, "0");
 }
 
 const sha256Text = (s) => "sha256:" + createHash("sha256").update(s, "utf8").digest("hex");
@@ -450,6 +453,11 @@ function frameViolations(f) {
 function checkFrame(frame) {
   let violations;
   try {
+    // Vecs and the representation have defaults, but are not Options: null
+    // is no value for them.
+    for (const name of ["provenance", "relations", "representation"]) {
+      if (isObject(frame) && frame.get(name) === null) throw new ShapeError(`frame.${name} is null`);
+    }
     violations = frameViolations(readContextFrame(frame, "frame"));
   } catch (e) {
     if (!(e instanceof ShapeError)) throw e;
@@ -467,6 +475,23 @@ function checkFrame(frame) {
 function arg(args, name) {
   if (!isObject(args) || !args.has(name)) throw new Reject("bad_args", `args.${name} is required`);
   return args.get(name);
+}
+
+// textOrValue returns args[name + "_text"] read with the strict reader when
+// referee sent it, else args[name]. The text keeps what a verdict turns on
+// and JSON.parse would lose: member order (integer-like names first in a JS
+// object), duplicate members.
+function textOrValue(args, name) {
+  if (isObject(args) && args.has(name + "_text")) {
+    const text = args.get(name + "_text");
+    if (typeof text !== "string") throw new Reject("bad_args", `args.${name}_text must be a string`);
+    try {
+      return parseJSON(text);
+    } catch (e) {
+      throw new Reject("invalid_json", `${name}_text: ${e.message}`);
+    }
+  }
+  return arg(args, name);
 }
 
 // valueArg returns args.value, or args.value_text parsed.
@@ -517,12 +542,29 @@ const SMALL_ORDER = new Set([
   "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
 ]);
 
-// weakPoint: small order, or y (sign bit masked) not below 2^255 - 19.
+const P = (1n << 255n) - 19n;
+const D = (((P - 121665n) * modPow(121666n, P - 2n)) % P + P) % P;
+
+function modPow(b, e) {
+  let r = 1n;
+  b %= P;
+  for (; e > 0n; e >>= 1n, b = (b * b) % P) if (e & 1n) r = (r * b) % P;
+  return r;
+}
+
+// weakPoint: what a strict verifier refuses to decode as a key or R (RFC
+// 8032 §5.1.3 and SPEC §6.5.4): y (sign bit masked) not below 2^255 - 19, a
+// y with no x on the curve, x = 0 with the sign bit set, or small order.
+// Node's OpenSSL accepts all of them but the y off the curve.
 function weakPoint(p) {
   if (SMALL_ORDER.has(p.toString("hex"))) return true;
   let y = 0n;
   for (let i = 31; i >= 0; i--) y = (y << 8n) | BigInt(i === 31 ? p[i] & 0x7f : p[i]);
-  return y >= (1n << 255n) - 19n;
+  if (y >= P) return true;
+  const y2 = (y * y) % P;
+  const x2 = ((((y2 - 1n) % P) + P) % P) * modPow((D * y2 + 1n) % P, P - 2n) % P;
+  if (x2 === 0n) return (p[31] & 0x80) !== 0; // x = 0: the sign bit must be clear
+  return modPow(x2, (P - 1n) / 2n) !== 1n; // no square root: off the curve
 }
 
 // attestationMessage is the domain tag followed by the hash's 32 raw bytes.
@@ -935,15 +977,24 @@ function handle(op, args) {
       return JSON.stringify(HELLO);
     }
     case "normalizeFrame":
-      return canonical(normalizeFrame(arg(args, "frame")));
+      return canonical(normalizeFrame(textOrValue(args, "frame")));
     case "normalizeQuery":
-      return canonical(normalizeQuery(arg(args, "query")));
+      return canonical(normalizeQuery(textOrValue(args, "query")));
     case "canonicalize":
       return JSON.stringify(canonical(valueArg(args)));
     case "digest":
       return JSON.stringify(digestOf(valueArg(args)));
-    case "checkFrame":
-      return JSON.stringify(checkFrame(arg(args, "frame")));
+    case "checkFrame": {
+      let frame;
+      try {
+        frame = textOrValue(args, "frame");
+      } catch (e) {
+        if (!(e instanceof Reject) || e.code !== "invalid_json") throw e;
+        const violation = { rule: "shape", field: "", message: e.message };
+        return JSON.stringify({ valid: false, ...violation, violations: [violation] });
+      }
+      return JSON.stringify(checkFrame(frame));
+    }
     case "recordHash": {
       // A lifecycle record's hash: the member is removed, not blanked, and
       // only at the top level; every other member, known or not, is content.

@@ -458,6 +458,19 @@ function hexArg(args, name, bytes) {
   return Buffer.from(h, "hex");
 }
 
+// valueOrText returns args[name + "_text"] parsed strictly when referee sent
+// it (a duplicate member or anything else that is not JSON is json_invalid),
+// else args[name], the same value read from the request line.
+function valueOrText(args, name) {
+  const text = arg(args, name + "_text");
+  if (text !== undefined) {
+    if (!isString(text)) throw new Reject("bad_args", `args.${name}_text must be a string`);
+    return parse(text, "json_invalid", true);
+  }
+  if (!args.members.has(name)) throw new Reject("bad_args", `args.${name} is required`);
+  return arg(args, name);
+}
+
 // looseHex decodes a hex string that may be malformed: null if it is not hex.
 const looseHex = (h) => (HEX_RE.test(h) ? Buffer.from(h, "hex") : null);
 
@@ -510,12 +523,10 @@ function handle(op, args) {
     }
     case "sign_op": {
       const seed = hexArg(args, "seed", 32);
-      if (!args.members.has("body")) throw new Reject("bad_args", "args.body is required");
-      return signOp(seed, arg(args, "body"));
+      return signOp(seed, valueOrText(args, "body"));
     }
     case "verify_op":
-      if (!args.members.has("op")) throw new Reject("bad_args", "args.op is required");
-      return JSON.stringify(verifyOp(arg(args, "op")));
+      return JSON.stringify(verifyOp(valueOrText(args, "op")));
   }
   throw new Reject("unknown_op", `unknown op ${JSON.stringify(op)}`);
 }

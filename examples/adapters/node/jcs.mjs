@@ -1,10 +1,13 @@
 // jcs.mjs: a referee-adapter/1 adapter for referee's "jcs" suite, in Node.js
 // (version 20 or later, no npm packages).
 //
-// It offers one op, canonicalJson: given {"value_text": T}, where T is a JSON
+// It offers two ops. canonicalJson: given {"value_text": T}, where T is a JSON
 // text, it answers with the RFC 8785 (JCS) canonical form of T as a string, or
 // rejects T with one of the error codes parse_error, duplicate_key,
-// lone_surrogate or number_out_of_range.
+// lone_surrogate or number_out_of_range. canonicalJsonBytes: given
+// {"value_hex": H}, the same for the bytes H spells in hex, which the suite
+// uses for input that is not UTF-8 (no JSON string can carry it); bytes that
+// are not UTF-8 are rejected with invalid_utf8.
 //
 // referee starts it as a child process and speaks NDJSON over its stdio:
 //
@@ -19,7 +22,13 @@
 // stack instead of recursion, so nesting depth is limited only by memory.
 
 const PROTOCOL = "referee-adapter/1";
-const HELLO = { name: "jcs-node", version: "1.0.0", ops: ["canonicalJson"], concurrency: 1 };
+const HELLO = { name: "jcs-node", version: "1.0.0", ops: ["canonicalJson", "canonicalJsonBytes"], concurrency: 1 };
+const HEX = /^(?:[0-9a-fA-F]{2})*$/;
+
+// strictUTF8 decodes the value text's bytes: overlong forms, encoded
+// surrogates and cut sequences are errors, and a byte order mark stays a
+// character (so the parser refuses it).
+const strictUTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 // Reject is a rejection of the value text with a protocol error code.
 class Reject extends Error {
@@ -199,12 +208,24 @@ function handle(req) {
         return { id, err: { code: "unsupported_protocol", message: `want ${PROTOCOL}, got ${JSON.stringify(args?.protocol)}` } };
       }
       return { id, ok: HELLO };
-    case "canonicalJson": {
-      if (typeof args?.value_text !== "string") {
+    case "canonicalJson":
+    case "canonicalJsonBytes": {
+      let text = args?.value_text;
+      if (op === "canonicalJsonBytes") {
+        if (typeof args?.value_hex !== "string" || !HEX.test(args.value_hex)) {
+          return { id, err: { code: "bad_args", message: "args.value_hex must be a hex string" } };
+        }
+        try {
+          text = strictUTF8.decode(Buffer.from(args.value_hex, "hex"));
+        } catch (e) {
+          return { id, err: { code: "invalid_utf8", message: String(e.message) } };
+        }
+      }
+      if (typeof text !== "string") {
         return { id, err: { code: "bad_args", message: "args.value_text must be a string" } };
       }
       try {
-        return { id, ok: serialize(parse(args.value_text)) };
+        return { id, ok: serialize(parse(text)) };
       } catch (e) {
         if (e instanceof Reject) return { id, err: { code: e.code, message: e.message } };
         process.stderr.write(`jcs-node: request ${id}: ${e.stack}\n`);

@@ -3,10 +3,13 @@
 
 Python 3.11 or later, standard library only.
 
-It offers one op, canonicalJson: given {"value_text": T}, where T is a JSON
+It offers two ops. canonicalJson: given {"value_text": T}, where T is a JSON
 text, it answers with the RFC 8785 (JCS) canonical form of T as a string, or
 rejects T with one of the error codes parse_error, duplicate_key,
-lone_surrogate or number_out_of_range.
+lone_surrogate or number_out_of_range. canonicalJsonBytes: given
+{"value_hex": H}, the same for the bytes H spells in hex, which the suite
+uses for input that is not UTF-8 (no JSON string can carry it); bytes that
+are not UTF-8 are rejected with invalid_utf8.
 
 referee starts it as a child process and speaks NDJSON over its stdio:
 
@@ -27,7 +30,8 @@ import re
 import sys
 
 PROTOCOL = "referee-adapter/1"
-HELLO = {"name": "jcs-python", "version": "1.0.0", "ops": ["canonicalJson"], "concurrency": 1}
+HELLO = {"name": "jcs-python", "version": "1.0.0", "ops": ["canonicalJson", "canonicalJsonBytes"], "concurrency": 1}
+HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
 
 
 class Reject(Exception):
@@ -230,8 +234,18 @@ def handle(req):
             msg = "want %s, got %s" % (PROTOCOL, json.dumps(args.get("protocol")))
             return {"id": rid, "err": {"code": "unsupported_protocol", "message": msg}}
         return {"id": rid, "ok": HELLO}
-    if op == "canonicalJson":
+    if op in ("canonicalJson", "canonicalJsonBytes"):
         text = args.get("value_text")
+        if op == "canonicalJsonBytes":
+            raw = args.get("value_hex")
+            if not isinstance(raw, str) or not HEX.fullmatch(raw):
+                return {"id": rid, "err": {"code": "bad_args", "message": "args.value_hex must be a hex string"}}
+            try:
+                # Strict UTF-8: overlong forms, encoded surrogates and cut
+                # sequences are errors, and a byte order mark stays a character.
+                text = bytes.fromhex(raw).decode("utf-8")
+            except UnicodeDecodeError as e:
+                return {"id": rid, "err": {"code": "invalid_utf8", "message": str(e)}}
         if not isinstance(text, str):
             return {"id": rid, "err": {"code": "bad_args", "message": "args.value_text must be a string"}}
         try:

@@ -11,13 +11,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/refereehq/referee/internal/lazyregexp"
 	"github.com/refereehq/referee/internal/regularfile"
 	"github.com/refereehq/referee/protocols/cgp"
 )
@@ -66,7 +66,7 @@ type corpus struct {
 }
 
 // timestampPattern is F4: UTC only, uppercase T and Z, optional fraction.
-var timestampPattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$`)
+var timestampPattern = lazyregexp.New(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$`)
 
 // parseTimestamp reads an F4 timestamp as an instant.
 func parseTimestamp(s string) (time.Time, error) {

@@ -74,6 +74,8 @@ var messages = []struct{ name, obj string }{
 	{"keys-nested", `{"v":"1.0","t":"res","i":` + id + `,"p":{"z":{"y":[{"b":0,"a":0}],"x":null},"a":{"d":false,"c":true}}}`},
 	{"keys-escaped", `{"\u0076":"1.0","\u0074":"ping","ts":3}`},
 	{"keys-non-ascii", `{"v":"1.0","t":"res","i":` + id + `,"p":{"ключ":"значение","キー":"値","é":"e"}}`},
+	{"keys-proto", `{"v":"1.0","t":"res","i":` + id + `,"p":{"__proto__":{"b":1,"a":2},"a":1}}`},
+	{"hello-app-astral", `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat(`\ud83d\ude00`, 128) + `"}`},
 
 	// Numbers: ECMAScript Number::toString across its boundaries.
 	{"numbers-es6", `{"v":"1.0","t":"res","i":` + id + `,"p":{"a":1E21,"b":1e-7,"c":0.000001,"d":5e-324,"e":-0,"f":1.0,"g":1.7976931348623157e308,"h":9007199254740993,"i":0.1,"j":123456789012345678901,"k":1e20,"l":-1.5E-10,"m":0.30000000000000004,"n":999999999999999900000,"o":1e+6,"p":-0.0000033333333333333333}}`},
@@ -100,6 +102,9 @@ var decodes = []struct{ name, doc, utf8, hex string }{
 	{name: "chunk-index-float", doc: "n = 2.0 is an integer (Number.isInteger)", utf8: `{"v":"1.0","t":"chunk","i":"AAAAAAAAAAAAAAAA","n":2.0,"d":null}`},
 	{name: "lone-surrogate-escape", doc: `an escaped lone surrogate decodes and is written back as \udxxx`, utf8: `{"v":"1.0","t":"bye","reason":"\ud800"}`},
 	{name: "utf8-bom", doc: "a leading UTF-8 BOM is dropped, as TextDecoder does by default", hex: "efbbbf" + hex.EncodeToString([]byte(`{"v":"1.0","t":"bye"}`))},
+	{name: "duplicate-version-last-wins", doc: "of two v members the last wins: 99 then 1.0 is version 1.0", utf8: `{"v":"99","v":"1.0","t":"bye"}`},
+	{name: "chunk-index-exponent", doc: "n = 1E2 is the integer 100 (Number.isInteger), though not an integer lexeme", utf8: `{"v":"1.0","t":"chunk","i":"AAAAAAAAAAAAAAAA","n":1E2,"d":null}`},
+	{name: "app-id-256-units", doc: "an appId of 128 astral characters is 256 UTF-16 code units, the most allowed (512 UTF-8 bytes)", utf8: `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat("😀", 128) + `"}`},
 }
 
 // limits are the frame-size cases.
@@ -172,7 +177,7 @@ func run(dir string) error {
 	if err := checkInvalid(dir); err != nil {
 		return err
 	}
-	_, err := corpus.Lock(dir)
+	_, err := corpus.Lock(dir, corpus.DefaultMaxFileSize)
 	return err
 }
 
