@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/internal/regularfile"
@@ -231,7 +230,6 @@ func (r *runner) asOf(ctx context.Context) outcome {
 	var problems, counts []string
 	total := 0
 	for _, pin := range asOfPins {
-		at, _ := time.Parse(time.RFC3339Nano, pin)
 		q := probeQuery()
 		q.AsOf = cgp.Str(pin)
 		env, err := r.main.Query(ctx, q, nil)
@@ -242,16 +240,24 @@ func (r *runner) asOf(ctx context.Context) outcome {
 		total += len(env.Result.Frames)
 		var outside []string
 		for _, f := range env.Result.Frames {
-			from, fromErr := cgp.ParseTimestamp(f.ValidFrom)
-			to, toErr := cgp.ParseTimestamp(f.ValidTo)
+			// Compared as instants, by RFC 3339's rules (a leap second is
+			// before the next minute), as cgp.CompareTimestamps does.
+			var fromCmp, toCmp int
+			var fromErr, toErr error
+			if f.ValidFrom != nil {
+				fromCmp, fromErr = cgp.CompareTimestamps(*f.ValidFrom, pin)
+			}
+			if f.ValidTo != nil {
+				toCmp, toErr = cgp.CompareTimestamps(*f.ValidTo, pin)
+			}
 			if fromErr != nil || toErr != nil {
 				outside = append(outside, fmt.Sprintf("%s (a validity bound that is not an RFC 3339 UTC timestamp cannot be compared, §F4)", f.ID))
 				continue
 			}
 			switch {
-			case from != nil && from.After(at):
+			case f.ValidFrom != nil && fromCmp > 0:
 				outside = append(outside, fmt.Sprintf("%s (valid_from=%s)", f.ID, *f.ValidFrom))
-			case to != nil && !to.After(at):
+			case f.ValidTo != nil && toCmp <= 0:
 				outside = append(outside, fmt.Sprintf("%s (valid_to=%s)", f.ID, *f.ValidTo))
 			}
 		}
