@@ -56,7 +56,7 @@ func hexWindow(b []byte, from, to int) string {
 func (d *Diff) Lines() []string {
 	at := fmt.Sprintf("@%d: ", d.WindowStart)
 	return []string{
-		fmt.Sprintf("first difference at byte %d (expected %d bytes, got %d)", d.Offset, d.ExpectedLen, d.ActualLen),
+		fmt.Sprintf("first difference at byte %d (counting from 0; expected %d bytes, got %d)", d.Offset, d.ExpectedLen, d.ActualLen),
 		"expected " + at + spaced(d.ExpectedHex),
 		"actual   " + at + spaced(d.ActualHex),
 		strings.Repeat(" ", len("expected ")+len(at)+3*(d.Offset-d.WindowStart)) + "^^",

@@ -492,7 +492,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <p class="lab">actual</p><pre class="actual">{{.Actual}}</pre>
 {{- end}}
 {{- with .Diff}}
-<p class="lab">first difference at byte <strong class="offset">{{.Offset}}</strong> (expected {{.ExpectedLen}} bytes, got {{.ActualLen}})</p>
+<p class="lab">first difference at byte <strong class="offset">{{.Offset}}</strong> (counting from 0; expected {{.ExpectedLen}} bytes, got {{.ActualLen}})</p>
 <pre class="hex"><span class="lab">expected @{{.WindowStart}} </span>{{range .Expected}}<span class="{{.Class}}">{{.Hex}}</span> {{end}}
 <span class="lab">actual   @{{.WindowStart}} </span>{{range .Actual}}<span class="{{.Class}}">{{.Hex}}</span> {{end}}</pre>
 {{- end}}
