@@ -123,7 +123,7 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see %s --help)", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(e), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newServeCmd(e), newMergeCmd(e), newVersionCmd(e))
+	root.AddCommand(newRunCmd(e), newFuzzCmd(e), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newServeCmd(e), newMergeCmd(e), newVersionCmd(e))
 	for _, def := range suites.All() {
 		for _, c := range def.Commands {
 			root.AddCommand(newSuiteCmd(e, def, c))

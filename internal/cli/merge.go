@@ -8,6 +8,7 @@ import (
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/internal/termsafe"
+	"github.com/refereehq/referee/matrix"
 	"github.com/refereehq/referee/merge"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/suites"
@@ -52,7 +53,7 @@ EXIT STATUS
 			if err := checkOutputs(outs); err != nil {
 				return err
 			}
-			res, err := merge.Files(args, merge.Options{KnownFailing: knownFailing, KnownFlaky: knownFlaky, MaxFileSize: int64(*maxFileSize), Suite: suiteOrder})
+			res, err := merge.Files(args, merge.Options{KnownFailing: knownFailing, KnownFlaky: knownFlaky, MaxFileSize: int64(*maxFileSize), Suite: suiteOrder, Regroup: matrix.Regroup})
 			if err != nil {
 				removeStale(e, outs)
 				return err

@@ -40,6 +40,7 @@ type runOptions struct {
 	mode     string
 	parallel int
 	argv     []string // the adapter program, after --
+	impls    []string // --impl NAME=COMMAND or NAME=url:URL: a matrix
 
 	knownFailing  string // baseline files, see check.ParseBaseline
 	knownFlaky    string
@@ -96,6 +97,9 @@ func newRunSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 				return usageError("unexpected argument %q: put the adapter program after --", args[0])
 			}
 			o.argv = args
+			if len(o.impls) > 0 {
+				return runMatrix(cmd.Context(), e, def, o)
+			}
 			return runSuite(cmd.Context(), e, def, o)
 		},
 	}
@@ -129,7 +133,8 @@ func (o *runOptions) addFlags(f *pflag.FlagSet, def *check.Definition) {
 	f.StringVar(&o.mode, "mode", "", "run the built-in implementation in a deliberately broken `MODE` (see referee list "+def.Name+" --modes)")
 	o.suiteFlags = addFlags(f, def.Flags)
 	o.maxFileSize = addMaxFileSize(f)
-	f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once, at most the adapter's declared concurrency (the default)")
+	f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once, at most the adapter's declared concurrency (the default); with --impl, also implementations run at once (0: all)")
+	f.StringArrayVar(&o.impls, "impl", nil, implFlagUsage)
 }
 
 // commonRunFlags is the help text of the flags every `run SUITE` takes.

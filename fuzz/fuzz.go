@@ -1,0 +1,771 @@
+// Package fuzz is referee's differential fuzzer. It generates inputs for a
+// suite's fuzz targets (check.FuzzSpec), turns each into a vector of the
+// suite's own corpus format with the outcome the suite's built-in
+// reference gives it, and runs the checks that vector makes against one or
+// several implementations. A failed check is a divergence: it is shrunk to
+// a minimal input, deduplicated by signature, and written with the others
+// as a corpus that `referee run SUITE --corpus DIR` replays.
+package fuzz
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/report"
+)
+
+// Defaults.
+const (
+	DefaultCount        = 10_000 // inputs, when neither a count nor a time is given
+	DefaultShrinkBudget = 1000   // candidate inputs tried per finding
+	batchSize           = 256    // inputs judged together, pipelined
+	maxPerKey           = 2      // findings shrunk per implementation and failure key
+	maxFindings         = 32     // findings shrunk per implementation
+	maxRedials          = 20     // new connections after the adapter gave up
+)
+
+// Impl is one implementation under test.
+type Impl struct {
+	// Name is what the summary and the provenance call it; "" takes the
+	// name from its hello.
+	Name string
+	// Spec reaches it: a program, a URL, a Go handler, or the suite's
+	// built-in implementation in a broken mode.
+	Spec check.Spec
+}
+
+// Options say how to fuzz.
+type Options struct {
+	Seed uint64
+	// Count is how many inputs to generate; 0 means DefaultCount, unless
+	// Time is set. With both, the first one reached ends the run.
+	Count int
+	Time  time.Duration
+	// Targets restricts the run to the targets of these names; nil: all.
+	Targets []string
+	// Parallel is how many requests are in flight per implementation; 0:
+	// its declared concurrency, which is also the most allowed.
+	Parallel int
+	Timeout  time.Duration // per call; 0: the adapter's default
+	// Out, if set, is the directory the findings are written to as a
+	// corpus in the suite's format, with a manifest and their provenance.
+	Out          string
+	Tool         report.Tool // who fuzzes, for the provenance
+	ShrinkBudget int         // candidate inputs tried per finding; 0: DefaultShrinkBudget
+	// StopAfter, if positive, ends the run once that many findings (gaps
+	// included) have been shrunk.
+	StopAfter int
+	// Progress, if set, is called after each batch of inputs.
+	Progress func(Progress)
+}
+
+// Progress is how far a run has come.
+type Progress struct {
+	Inputs   int           // generated so far
+	Total    int           // to generate; 0 when the run is bounded by time
+	Elapsed  time.Duration // since the first input
+	Findings int           // distinct findings so far
+}
+
+// Summary is what a fuzz run found.
+type Summary struct {
+	Suite    string
+	Seed     uint64
+	Inputs   int // generated
+	Judged   int // made into vectors the reference passes, and run
+	Duration time.Duration
+	Targets  []TargetSummary
+	// RefusedByReference counts vectors the reference itself failed: a bug
+	// in referee (the suite's fuzz hook or its reference); ReferenceBugs
+	// describes a few.
+	RefusedByReference int
+	ReferenceBugs      []string
+	Impls              []*ImplSummary
+	Findings           []*Finding // shrunk and deduplicated, in the order found
+	// Gaps are inputs on which every implementation (two or more) gave the
+	// same answer, and the reference another: the reference or the spec is
+	// the suspect, and no implementation is blamed.
+	Gaps    []*Finding
+	Written []string // the files written to Options.Out
+}
+
+// TargetSummary counts one target's inputs.
+type TargetSummary struct {
+	Name   string
+	Inputs int // generated
+	Judged int // that the corpus format could hold and the reference passed
+}
+
+// ImplSummary is one implementation's part of a run.
+type ImplSummary struct {
+	Name  string
+	Spec  check.Spec // how it was reached
+	Hello adapter.Hello
+	// Divergent counts inputs with a blocking divergence: a failed must or
+	// may check, or an error. Should counts inputs whose only difference
+	// failed a should check (a warning).
+	Divergent, Should int
+	// MayOutcomes counts passed may checks by the conforming outcome chosen
+	// ("output", "rejected"): implementation-defined, never a divergence.
+	MayOutcomes map[string]int
+	Restarts    int
+	// Err says why it could not be driven (not started, or it kept
+	// faulting); the run is then incomplete (exit 3).
+	Err error
+}
+
+// Finding is one divergence, shrunk: the minimal input, the check it fails
+// and how.
+type Finding struct {
+	Impls  []string // the implementation; for a gap, all of them
+	Target string
+	Name   string // the vector's name
+	Check  string // the failing check's ID
+	Level  check.Level
+	Status check.Status
+	Reason string
+	// Expected is what the reference's vector expects, Actual what the
+	// implementation answered.
+	Expected, Actual string
+	Input            []byte // the shrunk input
+	Index            uint64 // the number of the generated input it was shrunk from
+	Signature        string // what went wrong, and the shape of the input
+	Seen             int    // generated inputs that failed the same way
+	Vector           check.FuzzVector
+	key              string // the implementation and failure key Seen counts
+}
+
+// Blocking reports whether the finding blocks conformance: an error, or a
+// failed must or may check (a failed should check is a warning).
+func (f *Finding) Blocking() bool { return f.Status == check.Error || f.Level != check.Should }
+
+// ExitCode is the run's exit status: 3 when an implementation could not be
+// driven, 1 when a blocking divergence was found, else 0. Gaps and should
+// differences do not fail the run.
+func (s *Summary) ExitCode() int {
+	for _, i := range s.Impls {
+		if i.Err != nil {
+			return report.ExitIncomplete
+		}
+	}
+	for _, f := range s.Findings {
+		if f.Blocking() {
+			return report.ExitFailed
+		}
+	}
+	return report.ExitOK
+}
+
+// implRun is one implementation as the engine drives it.
+type implRun struct {
+	sum     *ImplSummary
+	start   adapter.Starter
+	client  *adapter.Client
+	redials int
+}
+
+// engine is one fuzz run.
+type engine struct {
+	def      *check.Definition
+	spec     *check.FuzzSpec
+	o        Options
+	hello    map[string]string
+	ref      *adapter.Client
+	targets  []*check.FuzzTarget
+	weight   int
+	impls    []*implRun
+	sum      *Summary
+	perKey   map[string]int      // impl and failure key: generated inputs that failed so
+	shrunk   map[string]int      // impl and failure key: findings shrunk
+	found    map[string]*Finding // impl and signature
+	perImpl  map[string]int      // impl: findings shrunk
+	gapFound map[string]bool
+}
+
+// Run fuzzes the suite def declares against impls. Its error is a usage
+// error (check.UsageError) or a failure to write Options.Out; what the
+// implementations did is in the summary, and an implementation that could
+// not be driven makes its exit code 3.
+func Run(ctx context.Context, def *check.Definition, impls []Impl, o Options) (*Summary, error) {
+	if def.Fuzz == nil || len(def.Fuzz.Targets) == 0 {
+		return nil, check.Usagef("the %s suite has no fuzz targets", def.Name)
+	}
+	if len(impls) == 0 {
+		return nil, check.Usagef("fuzz: no implementation to fuzz")
+	}
+	if o.Count < 0 || o.Time < 0 || o.Parallel < 0 {
+		return nil, check.Usagef("fuzz: --count, --time and --parallel cannot be negative")
+	}
+	if o.Count == 0 && o.Time == 0 {
+		o.Count = DefaultCount
+	}
+	if o.ShrinkBudget <= 0 {
+		o.ShrinkBudget = DefaultShrinkBudget
+	}
+	if o.Out != "" {
+		if err := checkOut(o.Out); err != nil {
+			return nil, err
+		}
+	}
+	loaded, err := def.Load(check.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	e := &engine{
+		def: def, spec: def.Fuzz, o: o, hello: loaded.Hello,
+		sum:    &Summary{Suite: def.Name, Seed: o.Seed},
+		perKey: map[string]int{}, shrunk: map[string]int{}, found: map[string]*Finding{}, perImpl: map[string]int{}, gapFound: map[string]bool{},
+	}
+	seen := map[string]bool{}
+	for _, im := range impls {
+		if err := validSpec(def, im.Spec); err != nil {
+			return nil, err
+		}
+		if im.Name != "" && seen[im.Name] {
+			return nil, check.Usagef("fuzz: two implementations named %q", im.Name)
+		}
+		seen[im.Name] = true
+	}
+	if err := e.pickTargets(o.Targets); err != nil {
+		return nil, err
+	}
+	refHandler, err := loaded.Reference("")
+	if err != nil {
+		return nil, fmt.Errorf("%s: the reference: %w", def.Name, err)
+	}
+	if e.ref, err = adapter.Dial(ctx, adapter.InProcess(refHandler), def.Name, adapter.Options{HelloArgs: loaded.Hello}); err != nil {
+		return nil, fmt.Errorf("%s: the reference: %w", def.Name, err)
+	}
+	defer e.ref.Close()
+	for _, im := range impls {
+		name := im.Name
+		if name == "" {
+			name = unique(fallbackName(im.Spec), e.sum.Impls)
+		}
+		ir := &implRun{sum: &ImplSummary{Name: name, Spec: im.Spec, MayOutcomes: map[string]int{}}}
+		e.impls = append(e.impls, ir)
+		e.sum.Impls = append(e.sum.Impls, ir.sum)
+		ir.start, err = starter(loaded, im.Spec)
+		if err == nil {
+			ir.client, err = adapter.Dial(ctx, ir.start, def.Name, e.dialOptions())
+		}
+		if err != nil {
+			ir.sum.Err = fmt.Errorf("could not be started: %w", err)
+			continue
+		}
+		ir.sum.Hello = ir.client.Hello()
+		if im.Name == "" {
+			ir.sum.Name = unique(ir.sum.Hello.Name, e.sum.Impls[:len(e.sum.Impls)-1])
+		}
+		if !slices.ContainsFunc(e.targets, func(t *check.FuzzTarget) bool { return offersAll(ir.sum.Hello, t.Needs) }) {
+			ir.sum.Err = fmt.Errorf("offers none of the ops the %s targets need (it offers %s)", def.Name, strings.Join(ir.sum.Hello.Ops, ", "))
+		}
+	}
+	defer func() {
+		for _, ir := range e.impls {
+			if ir.client != nil {
+				ir.client.Close()
+			}
+		}
+	}()
+	e.loop(ctx)
+	for _, ir := range e.impls {
+		if ir.client != nil {
+			ir.sum.Restarts += ir.client.Restarts()
+		}
+	}
+	for _, f := range e.sum.Findings {
+		f.Seen = e.perKey[f.key]
+	}
+	if o.Out != "" && len(e.sum.Findings) > 0 {
+		if e.sum.Written, err = e.write(o.Out); err != nil {
+			return e.sum, err
+		}
+	}
+	return e.sum, nil
+}
+
+// fallbackName names an implementation that gave no name and said no
+// hello.
+func fallbackName(s check.Spec) string {
+	switch {
+	case len(s.Argv) > 0:
+		return s.Argv[0]
+	case s.URL != "":
+		return s.URL
+	case s.Mode != "":
+		return "mode " + s.Mode
+	}
+	return "built-in"
+}
+
+// unique returns name, or name#2, name#3 ... when another implementation
+// has it.
+func unique(name string, others []*ImplSummary) string {
+	taken := func(n string) bool {
+		return slices.ContainsFunc(others, func(o *ImplSummary) bool { return o.Name == n })
+	}
+	for i, n := 2, name; ; i++ {
+		if !taken(n) {
+			return n
+		}
+		n = fmt.Sprintf("%s#%d", name, i)
+	}
+}
+
+// validSpec refuses a spec the fuzzer cannot reach, as run.Prepare does.
+func validSpec(def *check.Definition, s check.Spec) error {
+	n := 0
+	for _, set := range []bool{len(s.Argv) > 0, s.URL != "", s.Handler != nil, s.Mode != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return check.Usagef("fuzz: an implementation is one of a program, a URL, a Go handler or a broken mode")
+	}
+	if s.URL != "" {
+		if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return check.Usagef("--url %q: want an http:// or https:// URL", s.URL)
+		}
+	}
+	return def.CheckMode(s.Mode)
+}
+
+// pickTargets selects the targets named (all when names is empty) that
+// some implementation may offer.
+func (e *engine) pickTargets(names []string) error {
+	for i := range e.spec.Targets {
+		t := &e.spec.Targets[i]
+		if len(names) == 0 || slices.Contains(names, t.Name) {
+			e.targets = append(e.targets, t)
+			e.weight += max(1, t.Weight)
+		}
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(e.spec.Targets, func(t check.FuzzTarget) bool { return t.Name == n }) {
+			var all []string
+			for _, t := range e.spec.Targets {
+				all = append(all, t.Name)
+			}
+			return check.Usagef("the %s suite has no fuzz target %q (targets: %s)", e.def.Name, n, strings.Join(all, ", "))
+		}
+	}
+	for _, t := range e.targets {
+		e.sum.Targets = append(e.sum.Targets, TargetSummary{Name: t.Name})
+	}
+	return nil
+}
+
+func offersAll(h adapter.Hello, ops []string) bool {
+	for _, op := range ops {
+		if !h.Offers(op) {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *engine) dialOptions() adapter.Options {
+	return adapter.Options{Timeout: e.o.Timeout, HelloArgs: e.hello}
+}
+
+// starter reaches an implementation: a program, a URL, a Go handler, or
+// the built-in one in spec.Mode.
+func starter(loaded *check.Loaded, spec check.Spec) (adapter.Starter, error) {
+	switch {
+	case len(spec.Argv) > 0:
+		env := spec.Env
+		if len(loaded.Env) > 0 {
+			env = append(append([]string{}, env...), loaded.Env...)
+		}
+		cfg := adapter.ProcessConfig{Argv: spec.Argv, Dir: spec.Dir, Env: env, Stderr: spec.Stderr}
+		return func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }, nil
+	case spec.URL != "":
+		h := &adapter.HTTP{URL: spec.URL}
+		return func(ctx context.Context) (adapter.Conn, error) { return h, nil }, nil
+	case spec.Handler != nil:
+		return adapter.InProcess(spec.Handler), nil
+	}
+	h, err := loaded.Reference(spec.Mode)
+	if err != nil {
+		return nil, err
+	}
+	return adapter.InProcess(h), nil
+}
+
+// live returns the implementations still being fuzzed.
+func (e *engine) live() []*implRun {
+	var out []*implRun
+	for _, ir := range e.impls {
+		if ir.sum.Err == nil {
+			out = append(out, ir)
+		}
+	}
+	return out
+}
+
+// item is one input and what became of it.
+type item struct {
+	index  uint64
+	t      *check.FuzzTarget
+	ti     int // index of t in e.targets
+	input  []byte
+	name   string
+	vec    check.FuzzVector
+	judged bool             // the vector was made and the reference passed it
+	res    [][]check.Result // per live implementation, the vector's checks' results
+}
+
+// generate makes input number i: the same seed and targets give the same input.
+func (e *engine) generate(i uint64) *item {
+	r := rand.New(rand.NewPCG(e.o.Seed, i))
+	w := r.IntN(e.weight)
+	ti := 0
+	for ; ti < len(e.targets)-1; ti++ {
+		if w -= max(1, e.targets[ti].Weight); w < 0 {
+			break
+		}
+	}
+	t := e.targets[ti]
+	in := t.Generate(r)
+	if t.Input != check.FuzzValue && r.IntN(4) == 0 {
+		in = Mutate(r, in, t.Input == check.FuzzText)
+	}
+	return &item{index: i, t: t, ti: ti, input: in}
+}
+
+// vectorName names the vector of input for target t by their digest, so
+// the same input always makes the same vector.
+func vectorName(t *check.FuzzTarget, input []byte) string {
+	h := sha256.New()
+	h.Write([]byte(t.Name))
+	h.Write([]byte{0})
+	h.Write(input)
+	return "fuzz-" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// loop generates and judges inputs in batches until the count or the time
+// is reached, every implementation is gone, or ctx ends.
+func (e *engine) loop(ctx context.Context) {
+	start := time.Now()
+	defer func() { e.sum.Duration = time.Since(start) }()
+	var deadline time.Time
+	if e.o.Time > 0 {
+		deadline = start.Add(e.o.Time)
+	}
+	for next := uint64(0); ; {
+		n := batchSize
+		if e.o.Count > 0 {
+			n = min(n, e.o.Count-int(next))
+		}
+		if n <= 0 || ctx.Err() != nil || len(e.live()) == 0 || (!deadline.IsZero() && time.Now().After(deadline)) || e.stopped() {
+			return
+		}
+		items := make([]*item, n)
+		for i := range items {
+			items[i] = e.generate(next + uint64(i))
+			e.sum.Targets[items[i].ti].Inputs++
+		}
+		next += uint64(n)
+		e.sum.Inputs += n
+		impls := e.live()
+		e.judge(ctx, items, impls)
+		for _, it := range items {
+			if it.judged {
+				e.sum.Judged++
+				e.sum.Targets[it.ti].Judged++
+				e.analyse(ctx, it, impls)
+			}
+		}
+		if e.o.Progress != nil {
+			e.o.Progress(Progress{Inputs: e.sum.Inputs, Total: e.o.Count, Elapsed: time.Since(start), Findings: len(e.sum.Findings)})
+		}
+	}
+}
+
+// stopped reports whether Options.StopAfter findings have been shrunk.
+func (e *engine) stopped() bool {
+	return e.o.StopAfter > 0 && len(e.sum.Findings)+len(e.sum.Gaps) >= e.o.StopAfter
+}
+
+// judge makes each item's vector, runs its checks on the reference, and
+// runs those the reference passes on every implementation in impls, each
+// implementation in its own goroutine.
+func (e *engine) judge(ctx context.Context, items []*item, impls []*implRun) {
+	var checks []check.Check
+	var made []*item
+	for _, it := range items {
+		if it.name == "" {
+			it.name = vectorName(it.t, it.input)
+		}
+		vec, ok := it.t.Vector(it.name, it.input)
+		if !ok || len(vec.Checks) == 0 {
+			continue
+		}
+		it.vec = vec
+		made = append(made, it)
+		checks = append(checks, vec.Checks...)
+	}
+	if len(made) == 0 {
+		return
+	}
+	ref := check.Execute(ctx, e.ref, checks, check.Options{})
+	var passed []*item
+	checks = checks[:0]
+	off := 0
+	for _, it := range made {
+		rs := ref.Results[off : off+len(it.vec.Checks)]
+		off += len(it.vec.Checks)
+		if i := slices.IndexFunc(rs, func(r check.Result) bool { return r.Status != check.Pass }); i >= 0 {
+			if ctx.Err() == nil {
+				e.sum.RefusedByReference++
+				if len(e.sum.ReferenceBugs) < 5 {
+					e.sum.ReferenceBugs = append(e.sum.ReferenceBugs, fmt.Sprintf("%s: %s on input %q: %s", rs[i].ID, rs[i].Status, clip(it.input), rs[i].Reason))
+				}
+			}
+			continue
+		}
+		it.judged = true
+		it.res = make([][]check.Result, len(impls))
+		passed = append(passed, it)
+		checks = append(checks, it.vec.Checks...)
+	}
+	var wg sync.WaitGroup
+	for k, ir := range impls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rs := e.execute(ctx, ir, checks)
+			off := 0
+			for _, it := range passed {
+				it.res[k] = rs[off : off+len(it.vec.Checks)]
+				off += len(it.vec.Checks)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// notRun reports whether a result is a check the run never got to (the
+// adapter gave up, or ctx ended), which says nothing about the input.
+func notRun(r check.Result) bool {
+	return r.Status == check.Error && strings.HasPrefix(r.Reason, "not run: ")
+}
+
+// execute runs checks on one implementation; when it has given up after
+// faults, a new connection is made for what comes next.
+func (e *engine) execute(ctx context.Context, ir *implRun, checks []check.Check) []check.Result {
+	if ir.sum.Err != nil {
+		rs := make([]check.Result, len(checks))
+		for i, c := range checks {
+			rs[i] = check.Result{ID: c.ID, Level: c.LevelOf(), Status: check.Error, Reason: "not run: " + ir.sum.Err.Error()}
+		}
+		return rs
+	}
+	run := check.Execute(ctx, ir.client, checks, check.Options{Parallel: e.o.Parallel})
+	if ir.client.GaveUp() && ctx.Err() == nil {
+		ir.sum.Restarts += ir.client.Restarts()
+		ir.client.Close()
+		ir.redials++
+		var err error
+		if ir.redials > maxRedials {
+			err = fmt.Errorf("kept faulting: gave up after %d new connections", maxRedials)
+		} else if ir.client, err = adapter.Dial(ctx, ir.start, e.def.Name, e.dialOptions()); err == nil && !sameHello(ir.client.Hello(), ir.sum.Hello) {
+			err = fmt.Errorf("its hello changed after a restart")
+		}
+		if err != nil {
+			ir.sum.Err = fmt.Errorf("could not be driven: %w", err)
+			if ir.client != nil {
+				ir.client.Close()
+			}
+			ir.client = nil
+		}
+	}
+	return run.Results
+}
+
+func sameHello(a, b adapter.Hello) bool {
+	return a.Name == b.Name && a.Version == b.Version && slices.Equal(a.Ops, b.Ops)
+}
+
+// analyse counts an item's outcomes on each implementation, sets apart
+// answers every implementation shares against the reference, and shrinks
+// each new kind of divergence.
+func (e *engine) analyse(ctx context.Context, it *item, impls []*implRun) {
+	gap := make([]bool, len(it.vec.Checks))
+	if len(impls) >= 2 {
+		for c := range it.vec.Checks {
+			first := it.res[0][c]
+			gap[c] = first.Status == check.Fail && !slices.ContainsFunc(it.res, func(rs []check.Result) bool {
+				return rs[c].Status != check.Fail || rs[c].Actual != first.Actual
+			})
+			if gap[c] {
+				e.gap(ctx, it, c, impls)
+			}
+		}
+	}
+	for k, ir := range impls {
+		blocking, should, shrunk := false, false, false
+		for c, r := range it.res[k] {
+			switch {
+			case r.Status == check.Pass && r.Level == check.May:
+				ir.sum.MayOutcomes[r.Outcome]++
+			case gap[c], notRun(r), r.Status != check.Fail && r.Status != check.Error:
+			default:
+				if r.Status == check.Fail && r.Level == check.Should {
+					should = true
+				} else {
+					blocking = true
+				}
+				// The vector's first failing check stands for the others,
+				// which mostly fail for the same reason (a wrong canonical
+				// text makes a wrong frame too).
+				if !shrunk {
+					e.diverged(ctx, ir, it, r)
+					shrunk = true
+				}
+			}
+		}
+		if blocking {
+			ir.sum.Divergent++
+		} else if should {
+			ir.sum.Should++
+		}
+	}
+}
+
+// diverged records that it failed r on ir, and shrinks it when its kind of
+// failure has not been shrunk often enough yet.
+func (e *engine) diverged(ctx context.Context, ir *implRun, it *item, r check.Result) {
+	key := preKey(it.t.Name, it.name, r)
+	ik := ir.sum.Name + "\x00" + key
+	e.perKey[ik]++
+	if e.shrunk[ik] >= maxPerKey || e.perImpl[ir.sum.Name] >= maxFindings || ctx.Err() != nil || e.stopped() {
+		return
+	}
+	e.shrunk[ik]++
+	e.perImpl[ir.sum.Name]++
+	same := func(rs []check.Result, name string) (check.Result, bool) {
+		for _, r := range rs {
+			if !notRun(r) && (r.Status == check.Fail || r.Status == check.Error) && preKey(it.t.Name, name, r) == key {
+				return r, true
+			}
+		}
+		return check.Result{}, false
+	}
+	in, j := e.shrink(ctx, it, []*implRun{ir}, func(j *item) bool {
+		_, ok := same(j.res[0], j.name)
+		return ok
+	})
+	if j == nil {
+		return // it did not fail again: flaky, or the adapter went away
+	}
+	fr, _ := same(j.res[0], j.name)
+	sig := key + " | " + Skeleton(in)
+	if _, ok := e.found[ir.sum.Name+"\x00"+sig]; ok {
+		return
+	}
+	f := &Finding{
+		Impls: []string{ir.sum.Name}, Target: it.t.Name, Name: j.name, Check: fr.ID, Level: fr.Level, Status: fr.Status,
+		Reason: fr.Reason, Expected: fr.Expected, Actual: fr.Actual, Input: in, Index: it.index, Signature: sig,
+		Vector: j.vec,
+	}
+	f.key = ik
+	e.found[ir.sum.Name+"\x00"+sig] = f
+	e.sum.Findings = append(e.sum.Findings, f)
+}
+
+// gap shrinks an input on which every implementation gave the same wrong
+// answer to check c, keeping inputs on which they still agree.
+func (e *engine) gap(ctx context.Context, it *item, c int, impls []*implRun) {
+	first := it.res[0][c]
+	key := preKey(it.t.Name, it.name, first)
+	if e.gapFound[key] || len(e.sum.Gaps) >= maxFindings || e.stopped() {
+		return
+	}
+	e.gapFound[key] = true
+	agree := func(j *item) bool {
+		for ci := range j.vec.Checks {
+			r0 := j.res[0][ci]
+			if r0.Status != check.Fail || preKey(it.t.Name, j.name, r0) != key {
+				continue
+			}
+			if !slices.ContainsFunc(j.res, func(rs []check.Result) bool { return rs[ci].Status != check.Fail || rs[ci].Actual != r0.Actual }) {
+				return true
+			}
+		}
+		return false
+	}
+	in, j := e.shrink(ctx, it, impls, agree)
+	if j == nil {
+		return
+	}
+	for ci, r := range j.res[0] {
+		if r.Status == check.Fail && preKey(it.t.Name, j.name, r) == key {
+			var names []string
+			for _, ir := range impls {
+				names = append(names, ir.sum.Name)
+			}
+			e.sum.Gaps = append(e.sum.Gaps, &Finding{
+				Impls: names, Target: it.t.Name, Name: j.name, Check: j.vec.Checks[ci].ID, Level: r.Level, Status: r.Status,
+				Reason: r.Reason, Expected: r.Expected, Actual: r.Actual, Input: in, Index: it.index,
+				Signature: key + " | " + Skeleton(in), Seen: 1, Vector: j.vec,
+			})
+			return
+		}
+	}
+}
+
+// shrink returns the smallest input it finds, starting from it's, that
+// still fails as keep says on impls, and its judged item; a nil item when
+// it's input does not fail so again. At most Options.ShrinkBudget
+// candidates are tried (see minimize).
+func (e *engine) shrink(ctx context.Context, it *item, impls []*implRun, keep func(*item) bool) ([]byte, *item) {
+	kept := map[string]*item{} // the candidates accepted, by input
+	accept := func(inputs [][]byte) []bool {
+		items := make([]*item, len(inputs))
+		for i, in := range inputs {
+			items[i] = &item{index: it.index, t: it.t, ti: it.ti, input: in}
+		}
+		e.judge(ctx, items, impls)
+		ok := make([]bool, len(items))
+		for i, j := range items {
+			if ok[i] = j.judged && keep(j); ok[i] {
+				kept[string(j.input)] = j
+			}
+		}
+		return ok
+	}
+	if !accept([][]byte{it.input})[0] {
+		return nil, nil
+	}
+	in := minimize(ctx, it.input, it.t.Input, e.o.ShrinkBudget, accept)
+	return in, kept[string(in)]
+}
+
+// clip shortens an input for a message.
+func clip(b []byte) string {
+	if len(b) > 120 {
+		return string(b[:120]) + fmt.Sprintf("... (%d bytes)", len(b))
+	}
+	return string(b)
+}
+
+// errOut marks a problem with --out as a usage error.
+func errOut(dir string, err error) error {
+	return &check.UsageError{Err: fmt.Errorf("--out %s: %w", dir, err)}
+}
+
+var errForeign = errors.New("it holds files referee fuzz did not write; give an empty or new directory")

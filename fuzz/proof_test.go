@@ -1,0 +1,361 @@
+package fuzz_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/report"
+	"github.com/refereehq/referee/run"
+	"github.com/refereehq/referee/suites"
+	"github.com/refereehq/referee/suites/crosslink"
+	"github.com/refereehq/referee/suites/fablepool"
+	"github.com/refereehq/referee/suites/jcs"
+)
+
+// childVar makes the test binary serve a suite's built-in implementation on
+// stdio: "SUITE" or "SUITE:MODE".
+const childVar = "REFEREE_FUZZ_CHILD"
+
+func TestMain(m *testing.M) {
+	v := os.Getenv(childVar)
+	if v == "" {
+		os.Exit(m.Run())
+	}
+	name, mode, _ := strings.Cut(v, ":")
+	def := suites.Find(name)
+	if def == nil {
+		os.Exit(2)
+	}
+	loaded, err := def.Load(check.LoadOptions{})
+	if err != nil {
+		os.Exit(2)
+	}
+	h, err := loaded.Reference(mode)
+	if err != nil {
+		os.Exit(2)
+	}
+	if err := adapter.Serve(context.Background(), h, os.Stdin, os.Stdout); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// child is this test binary serving suite's built-in implementation in
+// mode over stdio.
+func child(t testing.TB, suite, mode string) check.Spec {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := suite
+	if mode != "" {
+		v += ":" + mode
+	}
+	return check.Spec{Argv: []string{exe}, Env: append(os.Environ(), childVar+"="+v)}
+}
+
+var tool = report.Tool{Name: "referee", Version: "test"}
+
+// counts bounds, per fuzzable suite, the inputs within which seed 1 must
+// find every broken mode of its built-in implementation.
+var counts = map[string]int{
+	jcs.Name:       3000,
+	crosslink.Name: 2000,
+	fablepool.Name: 2000,
+}
+
+// TestEveryBrokenModeIsFound fuzzes each broken mode of each fuzzable
+// suite's built-in implementation from a fixed seed, within a fixed count,
+// and requires a finding; then it replays the corpus written, through the
+// run pipeline as `referee run SUITE --corpus DIR` does: the mode must fail
+// a check of it, and the reference must pass every check.
+func TestEveryBrokenModeIsFound(t *testing.T) {
+	fuzzable := 0
+	for _, def := range suites.All() {
+		if def.Fuzz == nil {
+			continue
+		}
+		fuzzable++
+		count, ok := counts[def.Name]
+		if !ok {
+			t.Errorf("%s is fuzzable: give it a count in counts", def.Name)
+			continue
+		}
+		for _, m := range def.Modes {
+			t.Run(def.Name+"/"+m.Name, func(t *testing.T) {
+				t.Parallel()
+				out := t.TempDir()
+				s, err := fuzz.Run(t.Context(), def, []fuzz.Impl{{Spec: check.Spec{Mode: m.Name}}}, fuzz.Options{
+					Seed: 1, Count: count, Out: out, Tool: tool, StopAfter: 1, ShrinkBudget: 300,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.RefusedByReference > 0 {
+					t.Errorf("the reference failed %d of its own vectors: %v", s.RefusedByReference, s.ReferenceBugs)
+				}
+				if len(s.Findings) == 0 {
+					t.Fatalf("not found in %d inputs (%+v)", s.Inputs, s.Impls[0])
+				}
+				f := s.Findings[0]
+				t.Logf("found at input %d: %s %s: %q", f.Index, f.Check, f.Reason, f.Input)
+				if want := map[bool]int{true: report.ExitFailed, false: report.ExitOK}[f.Blocking()]; s.ExitCode() != want {
+					t.Errorf("exit code %d, want %d for %s", s.ExitCode(), want, f.Level)
+				}
+				replay(t, def, out, m.Name)
+			})
+		}
+	}
+	if fuzzable < 3 {
+		t.Errorf("%d fuzzable suites, want jcs, crosslink and fablepool at least", fuzzable)
+	}
+}
+
+// replay runs the corpus in dir through the run pipeline: mode must fail
+// one of its checks, and the reference must pass them all.
+func replay(t *testing.T, def *check.Definition, dir, mode string) {
+	t.Helper()
+	for _, m := range []string{mode, ""} {
+		plan, err := run.Prepare(def, check.Spec{Mode: m}, run.Options{Corpus: dir, Tool: tool})
+		if err != nil {
+			t.Fatalf("replaying %s: %v", dir, err)
+		}
+		res := plan.Execute(t.Context())
+		n := res.Report.Counts
+		switch {
+		case !res.Report.Complete:
+			t.Errorf("replay against mode %q did not complete", m)
+		case m == "" && (res.ExitCode() != report.ExitOK || n.Pass != len(res.Run.Results)):
+			t.Errorf("the reference does not pass the corpus written: exit %d, %+v", res.ExitCode(), n)
+		case m != "" && n.Fail+n.Warn == 0:
+			t.Errorf("mode %s passes the corpus written: %+v", m, n)
+		}
+	}
+}
+
+// TestDeterministic: the same seed and count give the same inputs and the
+// same findings; another seed other inputs.
+func TestDeterministic(t *testing.T) {
+	o := fuzz.Options{Seed: 7, Count: 400, Tool: tool}
+	impl := []fuzz.Impl{{Spec: check.Spec{Mode: "go-float"}}}
+	a, err := fuzz.Run(t.Context(), &jcs.Definition, impl, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := fuzz.Run(t.Context(), &jcs.Definition, impl, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Seed = 8
+	c, err := fuzz.Run(t.Context(), &jcs.Definition, impl, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := func(s *fuzz.Summary) string {
+		var parts []string
+		for _, f := range s.Findings {
+			parts = append(parts, f.Signature+" "+string(f.Input))
+		}
+		return strings.Join(parts, "\n")
+	}
+	if len(a.Findings) == 0 {
+		t.Fatal("go-float: no finding in 400 inputs")
+	}
+	if summary(a) != summary(b) || a.Impls[0].Divergent != b.Impls[0].Divergent {
+		t.Errorf("two runs of seed 7 differ:\n%s\n--\n%s", summary(a), summary(b))
+	}
+	if summary(a) == summary(c) {
+		t.Errorf("seeds 7 and 8 found the same:\n%s", summary(a))
+	}
+}
+
+// TestGap: when every implementation gives the same wrong answer, the
+// finding is a possible gap in the reference or the spec, not a
+// divergence of theirs, and the run does not fail.
+func TestGap(t *testing.T) {
+	impls := []fuzz.Impl{{Name: "a", Spec: check.Spec{Mode: "go-float"}}, {Name: "b", Spec: child(t, "jcs", "go-float")}}
+	s, err := fuzz.Run(t.Context(), &jcs.Definition, impls, fuzz.Options{Seed: 1, Count: 300, Tool: tool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Gaps) == 0 {
+		t.Fatalf("no gap found: %d findings", len(s.Findings))
+	}
+	if len(s.Findings) != 0 {
+		t.Errorf("%d findings blame implementations that agree with each other: %s", len(s.Findings), s.Findings[0].Signature)
+	}
+	g := s.Gaps[0]
+	if !slices.Equal(g.Impls, []string{"a", "b"}) || g.Expected == g.Actual {
+		t.Errorf("gap %+v", g)
+	}
+	if s.ExitCode() != report.ExitOK {
+		t.Errorf("exit code %d, want 0: a gap blames no implementation", s.ExitCode())
+	}
+}
+
+// TestSeveralImplementations: with one honest and one broken
+// implementation, the broken one's divergences are findings.
+func TestSeveralImplementations(t *testing.T) {
+	impls := []fuzz.Impl{{Name: "honest", Spec: check.Spec{}}, {Name: "broken", Spec: check.Spec{Mode: "unsorted"}}}
+	s, err := fuzz.Run(t.Context(), &crosslink.Definition, impls, fuzz.Options{Seed: 1, Count: 300, Tool: tool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Findings) == 0 || len(s.Gaps) != 0 {
+		t.Fatalf("%d findings, %d gaps", len(s.Findings), len(s.Gaps))
+	}
+	for _, f := range s.Findings {
+		if !slices.Equal(f.Impls, []string{"broken"}) {
+			t.Errorf("finding blames %v", f.Impls)
+		}
+	}
+	if s.Impls[0].Divergent != 0 || s.Impls[1].Divergent == 0 || s.ExitCode() != report.ExitFailed {
+		t.Errorf("honest %d, broken %d divergent inputs, exit %d", s.Impls[0].Divergent, s.Impls[1].Divergent, s.ExitCode())
+	}
+}
+
+// noOps is an adapter that offers nothing.
+type noOps struct{}
+
+func (noOps) Hello() adapter.Hello {
+	return adapter.Hello{Name: "no-ops", Version: "0", Ops: []string{}}
+}
+func (noOps) Handle(context.Context, string, []byte) (json.RawMessage, *adapter.Error) {
+	return nil, &adapter.Error{Code: "unknown_op"}
+}
+
+// TestCannotDrive: an implementation that cannot be started, or offers
+// none of the ops, makes the run incomplete (exit 3).
+func TestCannotDrive(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec check.Spec
+		want string
+	}{
+		{"not started", check.Spec{Argv: []string{filepath.Join(t.TempDir(), "no-such-adapter")}}, "could not be started"},
+		{"no ops", check.Spec{Handler: noOps{}}, "offers none of the ops"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := fuzz.Run(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: tc.spec}}, fuzz.Options{Seed: 1, Count: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.ExitCode() != report.ExitIncomplete || s.Impls[0].Err == nil || !strings.Contains(s.Impls[0].Err.Error(), tc.want) {
+				t.Errorf("exit %d, error %v; want 3 and %q", s.ExitCode(), s.Impls[0].Err, tc.want)
+			}
+		})
+	}
+}
+
+// TestOutDir: the corpus carries its provenance in a manifest that pins
+// every file; a directory holding anything else is refused, and one an
+// earlier run wrote is replaced.
+func TestOutDir(t *testing.T) {
+	out := t.TempDir()
+	o := fuzz.Options{Seed: 3, Count: 300, Out: out, Tool: tool, StopAfter: 2}
+	s, err := fuzz.Run(t.Context(), &crosslink.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "html-escape"}}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Written) == 0 {
+		t.Fatal("nothing written")
+	}
+	c, err := corpus.OpenDir(out, corpus.DefaultMaxFileSize)
+	if err != nil {
+		t.Fatalf("the corpus does not verify: %v", err)
+	}
+	var prov fuzz.Provenance
+	for _, m := range c.Manifest.Meta {
+		if m.Key == "fuzz" {
+			if err := json.Unmarshal([]byte(m.Value.String()), &prov); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if prov.Format != fuzz.ProvenanceFormat || prov.Seed != "3" || prov.Suite != "crosslink" || prov.Referee != "referee test" ||
+		len(prov.Implementations) != 1 || prov.Implementations[0].Hello != "referee-crosslink+html-escape" || prov.Implementations[0].Version == "" ||
+		len(prov.Vectors) != len(s.Findings) || prov.Vectors[0].Signature == "" {
+		t.Errorf("provenance %+v", prov)
+	}
+
+	// Again into the same directory: the earlier corpus is replaced.
+	o.Seed = 4
+	if _, err := fuzz.Run(t.Context(), &crosslink.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "html-escape"}}}, o); err != nil {
+		t.Fatalf("a second run into %s: %v", out, err)
+	}
+	if _, err := corpus.OpenDir(out, corpus.DefaultMaxFileSize); err != nil {
+		t.Errorf("after the second run the corpus does not verify: %v", err)
+	}
+
+	foreign := t.TempDir()
+	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = fuzz.Run(t.Context(), &crosslink.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "html-escape"}}}, fuzz.Options{Seed: 1, Count: 10, Out: foreign})
+	var ue *check.UsageError
+	if err == nil || !strings.Contains(err.Error(), "referee fuzz did not write") || !errors.As(err, &ue) {
+		t.Errorf("writing into a directory of other files: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(foreign, "notes.txt")); string(b) != "mine" {
+		t.Errorf("the other files were touched")
+	}
+}
+
+// TestStdio fuzzes an adapter over stdio and replays the corpus against
+// the same program.
+func TestStdio(t *testing.T) {
+	spec := child(t, "fablepool", "uppercase-hex")
+	out := t.TempDir()
+	s, err := fuzz.Run(t.Context(), &fablepool.Definition, []fuzz.Impl{{Spec: spec}}, fuzz.Options{Seed: 1, Count: 500, Out: out, Tool: tool, StopAfter: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Findings) == 0 || s.ExitCode() != report.ExitFailed {
+		t.Fatalf("%d findings, exit %d", len(s.Findings), s.ExitCode())
+	}
+	plan, err := run.Prepare(&fablepool.Definition, spec, run.Options{Corpus: out, Tool: tool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := plan.Execute(t.Context()); res.ExitCode() != report.ExitFailed {
+		t.Errorf("replay over stdio: exit %d, want 1", res.ExitCode())
+	}
+}
+
+// TestUsage refuses what cannot be fuzzed.
+func TestUsage(t *testing.T) {
+	cgp := suites.Find("cgp")
+	for _, tc := range []struct {
+		name  string
+		def   *check.Definition
+		impls []fuzz.Impl
+		o     fuzz.Options
+		want  string
+	}{
+		{"no fuzz targets", cgp, []fuzz.Impl{{}}, fuzz.Options{}, "has no fuzz targets"},
+		{"no implementation", &jcs.Definition, nil, fuzz.Options{}, "no implementation"},
+		{"unknown target", &jcs.Definition, []fuzz.Impl{{}}, fuzz.Options{Targets: []string{"nope"}}, `no fuzz target "nope"`},
+		{"bad mode", &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "nope"}}}, fuzz.Options{}, `no broken mode "nope"`},
+		{"two names", &jcs.Definition, []fuzz.Impl{{Name: "x"}, {Name: "x"}}, fuzz.Options{}, `two implementations named "x"`},
+		{"negative", &jcs.Definition, []fuzz.Impl{{}}, fuzz.Options{Count: -1}, "cannot be negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := fuzz.Run(t.Context(), tc.def, tc.impls, tc.o)
+			var ue *check.UsageError
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &ue) {
+				t.Errorf("got %v, want a usage error containing %q", err, tc.want)
+			}
+		})
+	}
+}

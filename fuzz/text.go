@@ -1,0 +1,155 @@
+package fuzz
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/run"
+)
+
+// WriteText writes the summary for a person: the run, each
+// implementation's counts, each finding with its shrunk input, expected and
+// actual answers, the gaps, and how to replay what was written.
+func WriteText(w io.Writer, s *Summary, out string) error {
+	p := &printer{w: w}
+	rate := 0.0
+	if s.Duration > 0 {
+		rate = float64(s.Inputs) / s.Duration.Seconds()
+	}
+	p.line("referee fuzz %s: seed %d, %d inputs in %s (%.0f inputs/s), %d judged", s.Suite, s.Seed, s.Inputs, s.Duration.Round(1e6), rate, s.Judged)
+	var ts []string
+	for _, t := range s.Targets {
+		ts = append(ts, fmt.Sprintf("%s %d/%d", t.Name, t.Judged, t.Inputs))
+	}
+	p.line("  targets (judged/generated): %s", strings.Join(ts, ", "))
+	if s.RefusedByReference > 0 {
+		p.line("  %d vectors the reference itself failed (a bug in referee):", s.RefusedByReference)
+		for _, b := range s.ReferenceBugs {
+			p.line("    %s", b)
+		}
+	}
+	for _, i := range s.Impls {
+		who := i.Name
+		if i.Hello.Name != "" && i.Hello.Name != i.Name {
+			who += " (" + i.Hello.Name + ")"
+		}
+		if i.Hello.Version != "" {
+			who += " " + i.Hello.Version
+		}
+		if i.Err != nil {
+			p.line("implementation %s: %v", who, i.Err)
+		}
+		line := fmt.Sprintf("implementation %s: %d inputs diverged, %d differed at should level only", who, i.Divergent, i.Should)
+		if len(i.MayOutcomes) > 0 {
+			line += ", may outcomes: " + mayText(i.MayOutcomes)
+		}
+		if i.Restarts > 0 {
+			line += fmt.Sprintf(", %d restarts", i.Restarts)
+		}
+		p.line("%s", line)
+		for _, f := range s.Findings {
+			if f.Impls[0] == i.Name {
+				p.finding(f, "")
+			}
+		}
+	}
+	for _, f := range s.Gaps {
+		p.finding(f, fmt.Sprintf("GAP: %s all answered alike, against the reference: a possible gap in the reference or the spec", strings.Join(f.Impls, ", ")))
+	}
+	switch {
+	case len(s.Written) > 0:
+		p.line("wrote %d vectors to %s (%s); replay them with:", len(uniqueNames(s.Findings)), out, strings.Join(s.Written, ", "))
+		for _, i := range s.Impls {
+			p.line("  referee run %s --corpus %s%s", s.Suite, run.ShellQuote(out), specWords(i.Spec))
+		}
+	case len(s.Findings) == 0 && len(s.Gaps) == 0:
+		p.line("no divergence")
+	}
+	return p.err
+}
+
+func uniqueNames(fs []*Finding) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range fs {
+		m[f.Name] = true
+	}
+	return m
+}
+
+// specWords are the words of `referee run` that reach the implementation.
+func specWords(s check.Spec) string {
+	switch {
+	case s.Mode != "":
+		return " --mode " + s.Mode
+	case s.URL != "":
+		return " --url " + run.ShellQuote(s.URL)
+	case len(s.Argv) > 0:
+		q := make([]string, len(s.Argv))
+		for i, a := range s.Argv {
+			q[i] = run.ShellQuote(a)
+		}
+		return " -- " + strings.Join(q, " ")
+	}
+	return ""
+}
+
+func mayText(m map[string]int) string {
+	var parts []string
+	for _, k := range []string{check.ChoseOutput, check.ChoseReject} {
+		if m[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	for k, n := range m {
+		if k != check.ChoseOutput && k != check.ChoseReject {
+			parts = append(parts, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) line(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+	}
+}
+
+// finding prints one finding under a title (by default its status, level
+// and check).
+func (p *printer) finding(f *Finding, title string) {
+	tag := "FAIL"
+	switch {
+	case f.Status == check.Error:
+		tag = "ERROR"
+	case f.Level == check.Should:
+		tag = "WARN"
+	}
+	if title == "" {
+		title = fmt.Sprintf("%s (%s) %s", tag, f.Level, f.Check)
+	} else {
+		title += ": " + f.Check
+	}
+	p.line("  %s: %s", title, f.Reason)
+	p.line("    input:    %s   (target %s, shrunk from input %d; %d inputs failed so)", inputText(f.Input), f.Target, f.Index, f.Seen)
+	if f.Status == check.Fail {
+		p.line("    expected: %s", check.Clip(f.Expected))
+		p.line("    actual:   %s", check.Clip(f.Actual))
+	}
+}
+
+// inputText shows an input as quoted text, or as hex when it is not UTF-8.
+func inputText(b []byte) string {
+	if utf8.Valid(b) {
+		return check.Clip(strconv.Quote(string(b)))
+	}
+	return check.Clip(fmt.Sprintf("hex %x", b))
+}
