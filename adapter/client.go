@@ -24,6 +24,13 @@ type Options struct {
 // time. After a fault it closes the connection, starts a new one on the next
 // call and replays hello; after MaxFaults faults in a row every call fails
 // with ErrGaveUp.
+//
+// Faults count by call order, whatever the transport and however many calls
+// are in flight: a connection that breaks counts once, and a success of a
+// call issued after the last fault resets the count, whichever connection
+// it finished on. An adapter that exits with status 0 between calls is
+// restarted, and the request it never answered sent once more, charging no
+// call and counting toward no limit (CleanRestarts).
 type Client struct {
 	start Starter
 	suite string
@@ -31,14 +38,19 @@ type Client struct {
 	hello Hello
 
 	nextID atomic.Int64
+	order  atomic.Int64 // calls issued, in order
 
-	mu       sync.Mutex
-	conn     Conn
-	gen      int // connection generation, so one broken connection counts once
-	faults   int
-	gaveUp   bool
-	restarts int
-	stderr   string // stderr tail of the last connection that broke
+	mu            sync.Mutex
+	conn          Conn
+	gen           int   // connection generation
+	countedGen    int   // the last generation whose break was counted
+	lastFault     int64 // the order of the latest call charged with a fault
+	faults        int   // faults in a row
+	gaveUp        bool
+	cleanEnd      bool // the retired connection ended in a clean exit
+	restarts      int
+	cleanRestarts int
+	stderr        string // stderr tail of the last connection that broke
 }
 
 // Dial starts a connection, sends hello for suite and returns a Client. An
@@ -50,7 +62,7 @@ func Dial(ctx context.Context, start Starter, suite string, opts Options) (*Clie
 	if opts.MaxFaults <= 0 {
 		opts.MaxFaults = 3
 	}
-	c := &Client{start: start, suite: suite, opts: opts}
+	c := &Client{start: start, suite: suite, opts: opts, countedGen: -1}
 	conn, hello, err := c.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -120,6 +132,14 @@ func (c *Client) Restarts() int {
 	return c.restarts
 }
 
+// CleanRestarts returns how many times an adapter that exited with status 0
+// was restarted; these charge no call and count toward no fault limit.
+func (c *Client) CleanRestarts() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cleanRestarts
+}
+
 // Stderr returns the stderr tail of the current connection, or of the last
 // one that broke when there is none.
 func (c *Client) Stderr() string {
@@ -135,51 +155,75 @@ func (c *Client) Stderr() string {
 // the per-call timeout. A fault is returned as a *Fault and the connection is
 // replaced on the next call.
 //
-// A request the connection never sent (it had already broken: the adapter
-// exited between calls) is sent once more on a new connection, so the check
-// that happens to come next is not charged with the fault.
+// A request the connection never sent (it had already ended), or one in
+// flight when the adapter exited with status 0, is sent once more on a new
+// connection, so the check that happens to come next is not charged with
+// the exit.
 func (c *Client) Call(ctx context.Context, op string, args []byte) (*Reply, *Exchange, error) {
+	order := c.order.Add(1)
 	for attempt := 0; ; attempt++ {
-		conn, gen, err := c.current(ctx)
+		conn, gen, err := c.current(ctx, order)
 		if err != nil {
 			return nil, nil, err
 		}
-		cctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
-		r, ex, err := conn.Call(cctx, c.nextID.Add(1), op, args)
-		cancel()
-		var f *Fault
-		switch {
-		case errors.As(err, &f):
-			c.broke(conn, gen, f)
-			if errors.Is(err, errNotSent) && attempt == 0 {
-				continue
-			}
-		case err == nil:
+		r, ex, err := c.call(ctx, conn, op, args)
+		if err == nil {
 			c.mu.Lock()
-			if gen == c.gen {
+			if order > c.lastFault {
 				c.faults = 0
 			}
 			c.mu.Unlock()
+			return r, ex, nil
+		}
+		if f := asFault(err); f != nil {
+			// The request was lost to an adapter that had already gone, or
+			// that went away cleanly: send it once more.
+			retry := attempt == 0 && (f.unsent || f.clean)
+			c.broke(conn, gen, order, f, !retry || !f.clean)
+			if retry {
+				order = c.order.Add(1) // issued again, after the fault
+				continue
+			}
 		}
 		return r, ex, err
 	}
 }
 
-// current returns the live connection, starting one if the last broke.
-func (c *Client) current(ctx context.Context) (Conn, int, error) {
+// call makes one call on conn, within the per-call timeout.
+func (c *Client) call(ctx context.Context, conn Conn, op string, args []byte) (*Reply, *Exchange, error) {
+	id := c.nextID.Add(1)
+	if t, ok := conn.(interface {
+		callTimed(ctx context.Context, timeout time.Duration, id int64, op string, args []byte) (*Reply, *Exchange, error)
+	}); ok {
+		return t.callTimed(ctx, c.opts.Timeout, id, op, args)
+	}
+	cctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	return conn.Call(cctx, id, op, args)
+}
+
+// current returns the live connection, starting one if the last ended.
+func (c *Client) current(ctx context.Context, order int64) (Conn, int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gaveUp {
 		return nil, 0, ErrGaveUp
 	}
-	if c.conn != nil && exited(c.conn) {
-		// It went away between calls: no check is to blame, but it counts.
-		c.opts.Trace.Event("adapter exited between calls")
-		c.stderr = c.conn.Stderr()
-		c.conn.Close()
-		c.conn = nil
-		if c.countFault(); c.gaveUp {
-			return nil, 0, ErrGaveUp
+	if c.conn != nil {
+		if f := ended(c.conn); f != nil {
+			// It went away between calls: no call is to blame. A crash counts
+			// toward the limit; a clean exit does not.
+			c.stderr = c.conn.Stderr()
+			c.conn.Close()
+			c.conn = nil
+			c.cleanEnd = f.clean
+			c.opts.Trace.Event("adapter %s between calls", f.Msg)
+			if !f.clean {
+				c.countedGen = c.gen
+				if c.countFault(order); c.gaveUp {
+					return nil, 0, ErrGaveUp
+				}
+			}
 		}
 	}
 	if c.conn == nil {
@@ -191,49 +235,60 @@ func (c *Client) current(ctx context.Context) (Conn, int, error) {
 				hello.Name, hello.Version, hello.Ops, hello.Concurrency, c.hello.Name, c.hello.Version, c.hello.Ops, c.hello.Concurrency)}
 		}
 		if err != nil {
-			c.countFault()
+			c.countFault(order)
 			return nil, 0, fmt.Errorf("restarting adapter: %w", err)
 		}
 		c.conn = conn
 		c.gen++
-		c.restarts++
+		if c.cleanEnd {
+			c.cleanRestarts++
+		} else {
+			c.restarts++
+		}
+		c.cleanEnd = false
 	}
 	return c.conn, c.gen, nil
 }
 
-// exited reports whether conn's process has ended on its own.
-func exited(conn Conn) bool {
-	d, ok := conn.(interface{ Done() <-chan struct{} })
-	if !ok {
-		return false
+// ended returns how conn ended on its own, or nil while it is live.
+func ended(conn Conn) *Fault {
+	if e, ok := conn.(interface{ ended() *Fault }); ok {
+		return e.ended()
 	}
-	select {
-	case <-d.Done():
-		return true
-	default:
-		return false
-	}
+	return nil
 }
 
 func sameHello(a, b Hello) bool {
 	return a.Name == b.Name && a.Version == b.Version && a.Concurrency == b.Concurrency && slices.Equal(a.Ops, b.Ops)
 }
 
-// broke retires conn after a fault, once per connection.
-func (c *Client) broke(conn Conn, gen int, f *Fault) {
+// broke retires conn after a fault of the call issued at order; charged says
+// the fault is that call's (not a clean exit whose request is sent again).
+// A connection's break counts once, however many calls were on it.
+func (c *Client) broke(conn Conn, gen int, order int64, f *Fault, charged bool) {
 	c.mu.Lock()
-	if gen != c.gen || c.conn == nil {
-		c.mu.Unlock()
-		return
+	retire := gen == c.gen && c.conn != nil
+	if retire {
+		c.conn = nil
+		c.stderr = conn.Stderr()
+		c.cleanEnd = !charged
 	}
-	c.conn = nil
-	c.stderr = conn.Stderr()
-	c.countFault()
+	if charged && gen > c.countedGen {
+		c.countedGen = gen
+		c.cleanEnd = false
+		c.countFault(order)
+	} else if charged {
+		c.lastFault = max(c.lastFault, order)
+	}
 	c.mu.Unlock()
-	conn.Close()
+	if retire {
+		conn.Close()
+	}
 }
 
-func (c *Client) countFault() {
+// countFault counts one fault of the call issued at order.
+func (c *Client) countFault(order int64) {
+	c.lastFault = max(c.lastFault, order)
 	c.faults++
 	if c.faults >= c.opts.MaxFaults && !c.gaveUp {
 		c.gaveUp = true

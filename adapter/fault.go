@@ -3,6 +3,8 @@ package adapter
 import (
 	"errors"
 	"fmt"
+
+	"github.com/refereehq/referee/internal/child"
 )
 
 // FaultKind names the way an adapter broke the protocol.
@@ -26,8 +28,11 @@ const (
 type Fault struct {
 	Kind FaultKind
 	Msg  string
-	Line []byte // the offending line, when there is one (at most 4 KiB of it)
+	Line []byte // the offending line, when there is one (at most MaxKept bytes of it)
 	Err  error
+
+	unsent bool // the request never reached the adapter: the connection had ended
+	clean  bool // the adapter exited with status 0, not in the middle of a line
 }
 
 func (f *Fault) Error() string {
@@ -40,16 +45,31 @@ func (f *Fault) Error() string {
 
 func (f *Fault) Unwrap() error { return f.Err }
 
+// MaxKept is how much of an offending or over-long line a fault, an
+// exchange and the trace keep.
+const MaxKept = child.MaxKept
+
 func fault(kind FaultKind, line []byte, format string, args ...any) *Fault {
-	if len(line) > 4096 {
-		line = line[:4096]
-	}
-	return &Fault{Kind: kind, Msg: fmt.Sprintf(format, args...), Line: append([]byte(nil), line...)}
+	return &Fault{Kind: kind, Msg: fmt.Sprintf(format, args...), Line: clip(line)}
+}
+
+// clip returns a copy of at most MaxKept bytes of line.
+func clip(line []byte) []byte {
+	return append([]byte(nil), line[:min(len(line), MaxKept)]...)
 }
 
 // ErrGaveUp is returned for every call after the adapter faulted too many
 // times in a row.
 var ErrGaveUp = errors.New("adapter: gave up after repeated faults")
+
+// asFault returns err as a *Fault, or nil.
+func asFault(err error) *Fault {
+	var f *Fault
+	if errors.As(err, &f) {
+		return f
+	}
+	return nil
+}
 
 // IsFault reports whether err is an adapter fault or the give-up that follows them.
 func IsFault(err error) bool {

@@ -1,8 +1,13 @@
 package adapter
 
 import (
+	"bytes"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/refereehq/referee/canon"
 )
 
 func FuzzDecodeReply(f *testing.F) {
@@ -40,16 +45,30 @@ func FuzzDecodeReply(f *testing.F) {
 func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"id":0,"op":"hello","args":{"protocol":"referee-adapter/1","suite":"jcs"}}`))
 	f.Add([]byte(`{"id":"x","op":1}`))
+	f.Add([]byte(`{"id":7,"op":"echo","args":{"a":[1,2]}}`))
+	f.Add([]byte(`{"id":7,"op":"echo","args":{"a":1},"more":2}`))
+	f.Add([]byte(`{"id":7,"op":"e\u0063ho","args":{}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		id, op, args, ok := parseRequest(line)
-		if !ok {
+		req := parseRequest(line)
+		if !req.ok {
 			return
 		}
-		again, err := encodeRequest(id, op, args)
-		if err != nil && len(args) > 0 {
+		// A line read by position reads as the whole parse reads it.
+		if _, quick := requestAsWritten(line); quick {
+			if v, err := canon.Parse(line, canon.ReadOptions{Duplicates: canon.LastWins}); err == nil {
+				if id, _ := v.Lookup("id"); id.Num != strconv.FormatInt(req.id, 10) {
+					t.Fatalf("%q: id %d, the parse says %s", line, req.id, id.Num)
+				}
+				if op, _ := v.Lookup("op"); op.Str != req.op {
+					t.Fatalf("%q: op %q, the parse says %q", line, req.op, op.Str)
+				}
+			}
+		}
+		again, err := encodeRequest(req.id, req.op, req.args)
+		if err != nil && len(req.args) > 0 {
 			t.Fatalf("accepted request does not re-encode: %v", err)
 		}
-		if id2, op2, _, ok := parseRequest(again); err == nil && (!ok || id2 != id || op2 != op) {
+		if back := parseRequest(again); err == nil && (!back.ok || back.id != req.id || back.op != req.op) {
 			t.Fatalf("request round trip: %q -> %q", line, again)
 		}
 	})
@@ -64,4 +83,103 @@ func TestDeepReplyIsRefused(t *testing.T) {
 	if _, err := decodeReply([]byte(`{"id":1,"ok":` + ok + `}`)); err != nil {
 		t.Fatalf("a 1000-deep reply: %v", err)
 	}
+}
+
+// FuzzReplyID: the id read from a line's start is the id a strict parse of
+// the line gives, whenever the line is a valid reply.
+func FuzzReplyID(f *testing.F) {
+	for _, s := range []string{
+		`{"id":7,"ok":1}`, `{"id":0,"ok":1}`, `{"id":07,"ok":1}`, `{"id":-1,"ok":1}`,
+		`{"id":1,"ok":1,"id":2}`, `{"id":12345678901234567890,"ok":1}`, `{"id":1}`,
+		`{"id": 1,"ok":1}`, `{"ok":1,"id":1}`, `{"id":9223372036854775807,"ok":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		id, ok := replyID(line)
+		if !ok {
+			return
+		}
+		if r, err := decodeReply(line); err == nil && r.ID != id {
+			t.Fatalf("replyID(%q) = %d, the parse says %d", line, id, r.ID)
+		}
+	})
+}
+
+func TestReplyID(t *testing.T) {
+	tests := []struct {
+		line string
+		id   int64
+		ok   bool
+	}{
+		{`{"id":7,"ok":1}`, 7, true},
+		{`{"id":0,"err":{}}`, 0, true},
+		{`{"id":07,"ok":1}`, 0, false},
+		{`{"id":-1,"ok":1}`, 0, false},
+		{`{"id": 1,"ok":1}`, 0, false},
+		{`{"ok":1,"id":1}`, 0, false},
+		{`{"id":1}`, 0, false},
+		{`{"id":99999999999999999999,"ok":1}`, 0, false},
+	}
+	for _, tt := range tests {
+		if id, ok := replyID([]byte(tt.line)); id != tt.id || ok != tt.ok {
+			t.Errorf("replyID(%s) = %d, %v; want %d, %v", tt.line, id, ok, tt.id, tt.ok)
+		}
+	}
+}
+
+func TestIsCompact(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{`{"a":1}`, true},
+		{`{"a": 1}`, false},
+		{`{"a b":"c d"}`, true},
+		{`{"a":"x\" y"}`, true},
+		{`{"a":"x\\" , "b":1}`, false},
+		{"[1,\n2]", false},
+		{`"\\"`, true},
+	}
+	for _, tt := range tests {
+		if got := isCompact([]byte(tt.in)); got != tt.want {
+			t.Errorf("isCompact(%s) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzIsCompact: JSON that isCompact passes is what json.Compact makes of it.
+func FuzzIsCompact(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a": 1}`, `["x\" ",1]`, `"\\"`, "[1,\n2]"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) || !isCompact(b) {
+			return
+		}
+		var out bytes.Buffer
+		if err := json.Compact(&out, b); err != nil || !bytes.Equal(out.Bytes(), b) {
+			t.Fatalf("isCompact(%q), yet json.Compact gives %q", b, out.Bytes())
+		}
+	})
+}
+
+// FuzzMarshalArgsMap: string maps are written as encoding/json writes them
+// without HTML escaping.
+func FuzzMarshalArgsMap(f *testing.F) {
+	f.Add("value_text", "{\"a\": [1, \"<&>\"]}\n\t\x01\u2028\xff", "k", "")
+	f.Add("", "\b\f\r\\\"", "é", "😀")
+	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
+		m := map[string]string{k1: v1, k2: v2}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(m); err != nil {
+			t.Fatal(err)
+		}
+		got, err := MarshalArgs(m)
+		if err != nil || string(got) != strings.TrimSuffix(want.String(), "\n") {
+			t.Fatalf("MarshalArgs(%q) = %s, %v; encoding/json writes %s", m, got, err, want.String())
+		}
+	})
 }

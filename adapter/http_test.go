@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -68,6 +69,7 @@ func TestHTTPFaults(t *testing.T) {
 		{"not-json", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>")) }, adapter.FaultBadLine},
 		{"wrong-id", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"id":99,"ok":1}`)) }, adapter.FaultUnknownID},
 		{"slow", func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body) // so the server sees the client go
 			select {
 			case <-time.After(5 * time.Second):
 			case <-r.Context().Done():

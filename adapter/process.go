@@ -2,10 +2,13 @@ package adapter
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -24,19 +27,50 @@ type ProcessConfig struct {
 
 // Process is a Conn to an adapter running as a child process, speaking
 // NDJSON over its stdin and stdout.
+//
+// Calls in flight together share their writes. A call alone in flight
+// reads its own reply from stdout; with more, the child's reading
+// goroutine routes each reply to its call. One watchdog timer per
+// connection, rather than one per call, ends the calls past their
+// deadline.
 type Process struct {
 	cfg   ProcessConfig
 	child *child.Process
 
-	writeMu sync.Mutex
-
 	mu      sync.Mutex
-	pending map[int64]chan *Reply
-	lines   map[int64][]byte // reply line for each delivered id
-	dead    chan struct{}    // closed when the connection is over
+	pending map[int64]*call
+	dead    chan struct{} // closed when the connection is over
 	deadErr *Fault
 	exited  chan struct{} // closed once the process has exited, its output is read and wait has returned
 	partial []byte        // an unterminated last stdout line
+
+	watchdog *time.Timer // runs watch
+
+	// Request lines are written in batches: a call queues its line, and
+	// the call that finds no write under way writes the queue until it is
+	// empty, so calls in flight together share a write.
+	wmu      sync.Mutex
+	writing  bool
+	queue    []byte  // lines waiting to be written, each with its newline
+	queued   []int64 // their ids
+	spare    []byte  // the last batch's buffer, for the next
+	spareIDs []int64
+}
+
+// call is a request waiting for its reply.
+type call struct {
+	ch       chan delivery   // receives the reply
+	unsent   bool            // its line was in a write that failed (under mu)
+	deadline time.Time       // zero: none
+	ctx      context.Context // the call's, which may end it first
+}
+
+// delivery is a reply handed to the call waiting for it, with its line,
+// or the news that its deadline passed.
+type delivery struct {
+	r       *Reply
+	line    []byte
+	expired bool
 }
 
 // StartProcess starts the adapter program. It does not send hello.
@@ -49,16 +83,18 @@ func StartProcess(cfg ProcessConfig) (*Process, error) {
 	}
 	p := &Process{
 		cfg:     cfg,
-		pending: make(map[int64]chan *Reply),
-		lines:   make(map[int64][]byte),
+		pending: make(map[int64]*call),
 		dead:    make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
+	p.watchdog = time.AfterFunc(time.Hour, p.watch)
+	p.watchdog.Stop()
 	p.child = child.New(child.Config{
 		Argv: cfg.Argv, Dir: cfg.Dir, Env: cfg.Env,
 		Name:    "adapter",
 		MaxLine: MaxLine,
 		Stdout:  p.stdout,
+		Waiting: p.waiting,
 		Stderr:  cfg.Stderr,
 		Trace:   cfg.Trace,
 	})
@@ -69,6 +105,7 @@ func StartProcess(cfg ProcessConfig) (*Process, error) {
 		}
 		return nil, &Fault{Kind: FaultStart, Msg: "cannot start the adapter", Err: err}
 	}
+	p.watchdog.Reset(watchTick)
 	go p.wait()
 	return p, nil
 }
@@ -92,14 +129,16 @@ func (p *Process) stdout(line []byte, err error) {
 func (p *Process) wait() {
 	defer close(p.exited)
 	p.child.Wait(context.Background())
-	status, _ := p.child.ExitStatus()
+	status, code := p.child.ExitStatus()
 	p.mu.Lock()
 	partial := p.partial
 	p.mu.Unlock()
 	if len(partial) > 0 {
 		status += " in the middle of a stdout line"
 	}
-	p.fail(fault(FaultExit, partial, "%s", status))
+	f := fault(FaultExit, partial, "%s", status)
+	f.clean = code == 0 && len(partial) == 0
+	p.fail(f)
 }
 
 // errLineTooLong is the error of a line over MaxLine.
@@ -109,11 +148,21 @@ var errLineTooLong = child.ErrLineTooLong
 // line passes max bytes.
 func readLine(br *bufio.Reader, max int) ([]byte, error) { return child.ReadLine(br, max) }
 
+// deliver routes a stdout line to the call waiting for it. A line that
+// starts as replies usually do, {"id":N, is routed by that id and parsed
+// by its call (on the call's goroutine, so replies are parsed in parallel);
+// any other line is parsed here. Either way every line is parsed strictly
+// before it counts as a reply, and a bad one ends the connection.
 func (p *Process) deliver(line []byte) {
-	r, err := decodeReply(line)
-	if err != nil {
-		p.fail(fault(FaultBadLine, line, "stdout line is not a valid reply (%v)", err))
-		return
+	id, quick := replyID(line)
+	var r *Reply
+	if !quick {
+		var err error
+		if r, err = decodeReply(line); err != nil {
+			p.fail(fault(FaultBadLine, line, "stdout line is not a valid reply (%v)", err))
+			return
+		}
+		id = r.ID
 	}
 	p.mu.Lock()
 	if p.deadErr != nil {
@@ -121,17 +170,57 @@ func (p *Process) deliver(line []byte) {
 		p.mu.Unlock()
 		return
 	}
-	ch, ok := p.pending[r.ID]
-	if ok {
-		delete(p.pending, r.ID)
-		p.lines[r.ID] = line
-	}
+	c, ok := p.pending[id]
+	delete(p.pending, id)
 	p.mu.Unlock()
 	if !ok {
-		p.fail(fault(FaultUnknownID, line, "reply id %d matches no request in flight", r.ID))
+		if _, err := decodeReply(line); err != nil {
+			p.fail(fault(FaultBadLine, line, "stdout line is not a valid reply (%v)", err))
+			return
+		}
+		p.fail(fault(FaultUnknownID, line, "reply id %d matches no request in flight", id))
 		return
 	}
-	ch <- r
+	c.ch <- delivery{r: r, line: line}
+}
+
+// replyID reads the id of a line that starts {"id":N, with N an integer
+// as JSON writes it; ok is false for any other line.
+func replyID(line []byte) (id int64, ok bool) {
+	const prefix = `{"id":`
+	if !bytes.HasPrefix(line, []byte(prefix)) {
+		return 0, false
+	}
+	digits := line[len(prefix):]
+	end := bytes.IndexByte(digits, ',')
+	if end < 1 || end > 19 || (digits[0] == '0' && end > 1) {
+		return 0, false
+	}
+	for _, c := range digits[:end] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	id, err := strconv.ParseInt(string(digits[:end]), 10, 64)
+	return id, err == nil
+}
+
+// received returns the reply a call was delivered, parsing its line if
+// deliver did not; a line that is not a valid reply ends the connection.
+func (p *Process) received(d delivery, id int64) (*Reply, error) {
+	if d.r != nil {
+		return d.r, nil
+	}
+	r, err := decodeReply(d.line)
+	if err == nil && r.ID != id {
+		err = fmt.Errorf("id %d read as %d", r.ID, id) // cannot happen: the line starts {"id":N,
+	}
+	if err != nil {
+		f := fault(FaultBadLine, d.line, "stdout line is not a valid reply (%v)", err)
+		p.fail(f)
+		return nil, f
+	}
+	return r, nil
 }
 
 // fail ends the connection with f, the first fault seen; the process group is killed.
@@ -144,118 +233,280 @@ func (p *Process) fail(f *Fault) {
 	p.deadErr = f
 	close(p.dead)
 	p.mu.Unlock()
+	p.watchdog.Stop()
 	if f.Kind != FaultExit {
 		p.cfg.Trace.Event("fault: %s", f.Error())
 	}
 	p.child.Kill()
 }
 
-// Call sends one request line and waits for the reply with the same id.
+// Call sends one request line and waits for the reply with the same id,
+// at most until ctx's deadline.
 func (p *Process) Call(ctx context.Context, id int64, op string, args []byte) (*Reply, *Exchange, error) {
+	var timeout time.Duration
+	if d, ok := ctx.Deadline(); ok {
+		timeout = max(time.Until(d), 1)
+	}
+	return p.callTimed(ctx, timeout, id, op, args)
+}
+
+// callTimed is Call with the per-call timeout (0: none) given apart from
+// ctx, which may still end the call first: a call needs no context of its
+// own.
+func (p *Process) callTimed(ctx context.Context, timeout time.Duration, id int64, op string, args []byte) (*Reply, *Exchange, error) {
 	line, err := encodeRequest(id, op, args)
 	if err != nil {
 		return nil, nil, err
 	}
 	ex := &Exchange{Request: line}
-	ch := make(chan *Reply, 1)
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	c := calls.Get().(*call)
+	c.unsent, c.deadline, c.ctx = false, deadline, ctx
 	p.mu.Lock()
 	if p.deadErr != nil {
 		p.mu.Unlock()
-		return p.notSent(id, ex, errNotSent)
+		recycle(c)
+		return p.notSent(ex)
 	}
-	p.pending[id] = ch
+	p.pending[id] = c
+	alone := len(p.pending) == 1
 	p.mu.Unlock()
 
-	// Write in the background: an adapter that stops reading must not
-	// block the call past its deadline.
-	written := make(chan error, 1)
-	go func() {
-		p.writeMu.Lock()
-		defer p.writeMu.Unlock()
-		select {
-		case <-p.dead:
-			written <- errNotSent
-			return
-		default:
-		}
-		p.cfg.Trace.Line("->", line)
-		_, err := p.child.Stdin().Write(append(line, '\n'))
-		written <- err
-	}()
-	select {
-	case err := <-written:
-		if err != nil {
-			return p.notSent(id, ex, err)
-		}
-	case <-ctx.Done():
-		return p.expire(ctx, id, op, ex)
+	switch err := p.send(ctx, deadline, id, line); {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return p.timedOut(id, op, ex)
+	case err != nil:
+		return p.cancelled(ctx, id, op, ex, true)
+	}
+
+	// A call alone in flight reads its reply on its own goroutine, when no
+	// other is reading stdout: it saves handing the reply over. (With more
+	// in flight, the Process's reading goroutine hands each its reply.)
+	if alone {
+		p.child.ReadStdout(func() bool { return len(c.ch) > 0 || ctx.Err() != nil || p.over() })
 	}
 
 	select {
-	case r := <-ch:
-		p.mu.Lock()
-		ex.Reply = p.lines[id]
-		delete(p.lines, id)
-		p.mu.Unlock()
-		return r, ex, nil
+	case d := <-c.ch:
+		recycle(c) // delivered: deliver, or the watchdog, is done with it
+		return p.got(d, id, op, ex)
 	case <-p.dead:
 		// A reply that arrived just before the adapter ended still counts.
 		select {
-		case r := <-ch:
-			p.mu.Lock()
-			ex.Reply = p.lines[id]
-			delete(p.lines, id)
-			p.mu.Unlock()
-			return r, ex, nil
+		case d := <-c.ch:
+			recycle(c)
+			return p.got(d, id, op, ex)
 		default:
 		}
 		p.mu.Lock()
 		delete(p.pending, id)
-		f := p.deadErr
+		f, unsent := p.deadErr, c.unsent
 		p.mu.Unlock()
+		if unsent {
+			g := *f
+			g.Err, g.unsent = errNotSent, true
+			ex.Request = nil
+			return nil, ex, &g
+		}
 		ex.Reply = f.Line
 		return nil, ex, f
 	case <-ctx.Done():
-		return p.expire(ctx, id, op, ex)
+		return p.cancelled(ctx, id, op, ex, false)
 	}
 }
 
-// expire ends a call whose context ended: a timeout is a fault that ends
-// the connection; a cancellation is not a fault.
-func (p *Process) expire(ctx context.Context, id int64, op string, ex *Exchange) (*Reply, *Exchange, error) {
+// waiting reports whether a call waits for its reply.
+func (p *Process) waiting() bool {
 	p.mu.Lock()
-	delete(p.pending, id)
-	p.mu.Unlock()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		f := &Fault{Kind: FaultTimeout, Msg: fmt.Sprintf("no reply to %s (id %d) in time", op, id)}
-		p.fail(f)
-		return nil, ex, f
-	}
-	return nil, ex, ctx.Err()
+	defer p.mu.Unlock()
+	return len(p.pending) > 0
 }
 
-// notSent ends a call whose request never reached the adapter, because the
-// connection was already over or the write failed: the fault wraps
-// errNotSent, so the Client may retry it on a new connection.
-func (p *Process) notSent(id int64, ex *Exchange, err error) (*Reply, *Exchange, error) {
+// over reports whether the connection is over.
+func (p *Process) over() bool {
+	select {
+	case <-p.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// got ends a call with the reply it was delivered, or its timeout.
+func (p *Process) got(d delivery, id int64, op string, ex *Exchange) (*Reply, *Exchange, error) {
+	if d.expired {
+		return p.timedOut(id, op, ex)
+	}
+	r, err := p.received(d, id)
+	if err != nil {
+		ex.Reply = clip(d.line)
+		return nil, ex, err
+	}
+	ex.Reply = d.line
+	return r, ex, nil
+}
+
+// calls recycles the waits of calls that got their reply (a wait that
+// ended otherwise may still be sent one, and is dropped).
+var calls = sync.Pool{New: func() any { return &call{ch: make(chan delivery, 1)} }}
+
+func recycle(c *call) {
+	c.ctx = nil
+	calls.Put(c)
+}
+
+// watchTick is how often the watchdog looks for calls past their deadline:
+// a timeout ends at most this late. One timer for the connection, rather
+// than one per call, spares a wakeup of the runtime's poller per call.
+const watchTick = 10 * time.Millisecond
+
+// watch is the watchdog: it ends each call past its deadline (a timeout
+// marker in its channel) and interrupts a read on behalf of a call that
+// is over; it runs every watchTick until the connection ends.
+func (p *Process) watch() {
+	now := time.Now()
+	interrupt := false
 	p.mu.Lock()
-	delete(p.pending, id)
+	if p.deadErr != nil {
+		p.mu.Unlock()
+		return
+	}
+	for id, c := range p.pending {
+		switch {
+		case !c.deadline.IsZero() && !now.Before(c.deadline):
+			delete(p.pending, id)
+			select {
+			case c.ch <- delivery{expired: true}:
+			default:
+			}
+			interrupt = true
+		case c.ctx != nil && c.ctx.Err() != nil:
+			interrupt = true
+		}
+	}
 	p.mu.Unlock()
+	if interrupt {
+		p.child.InterruptRead()
+	}
+	p.watchdog.Reset(watchTick)
+}
+
+// send queues line (the request with that id) and, unless a write is
+// under way (which writes it too), writes the queue until it is empty, so
+// calls in flight together share a write. The write ends at the deadline
+// (then os.ErrDeadlineExceeded) or when ctx ends (its error): an adapter
+// that stops reading must not block a call past it. The lines of a write
+// that failed otherwise (the adapter has gone) are marked unsent, and the
+// connection ends.
+func (p *Process) send(ctx context.Context, deadline time.Time, id int64, line []byte) error {
+	p.wmu.Lock()
+	p.cfg.Trace.Line("->", line)
+	p.queue = append(append(p.queue, line...), '\n')
+	p.queued = append(p.queued, id)
+	if p.writing {
+		p.wmu.Unlock()
+		return nil // the write under way writes it too
+	}
+	p.writing = true
+	return p.writeQueue(ctx, deadline)
+}
+
+// writeQueue writes the queue until it is empty; it is called with wmu
+// held and writing set, and returns with wmu released and writing clear.
+func (p *Process) writeQueue(ctx context.Context, deadline time.Time) error {
+	var err error
+	for len(p.queue) > 0 && err == nil {
+		batch, ids := p.queue, p.queued
+		p.queue, p.queued = p.spare[:0], p.spareIDs[:0]
+		p.wmu.Unlock()
+		err = p.child.WriteStdin(ctx, deadline, batch)
+		gone := err != nil && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded)
+		if gone {
+			p.unsent(ids)
+		}
+		p.wmu.Lock()
+		p.spare, p.spareIDs = batch[:0], ids[:0]
+		if gone {
+			p.unsent(p.queued)
+		}
+	}
+	p.queue, p.queued = p.queue[:0], p.queued[:0]
+	p.writing = false
+	p.wmu.Unlock()
+	if err == nil || ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		return err
+	}
+	// The adapter is gone, or going: give its exit time to be seen, so
+	// the calls learn how it ended.
 	select {
 	case <-p.dead:
 	case <-time.After(time.Second):
 		p.fail(&Fault{Kind: FaultExit, Msg: "cannot write to adapter stdin", Err: err})
 	}
+	return nil
+}
+
+// unsent marks the calls with ids as never sent.
+func (p *Process) unsent(ids []int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, id := range ids {
+		if c, ok := p.pending[id]; ok {
+			c.unsent = true
+		}
+	}
+}
+
+// timedOut ends a call that saw no reply in time: a fault that ends the
+// connection.
+func (p *Process) timedOut(id int64, op string, ex *Exchange) (*Reply, *Exchange, error) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
+	f := &Fault{Kind: FaultTimeout, Msg: fmt.Sprintf("no reply to %s (id %d) in time", op, id)}
+	p.fail(f)
+	return nil, ex, f
+}
+
+// cancelled ends a call whose ctx ended: ctx's own deadline is a timeout;
+// a cancellation is not a fault, but one that cut a write short ends the
+// connection (part of a line may be written, which would garble the next).
+func (p *Process) cancelled(ctx context.Context, id int64, op string, ex *Exchange, writing bool) (*Reply, *Exchange, error) {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return p.timedOut(id, op, ex)
+	}
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
+	if writing {
+		p.fail(&Fault{Kind: FaultClosed, Msg: "a request was cut short by a cancellation"})
+	}
+	return nil, ex, ctx.Err()
+}
+
+// notSent ends a call made once the connection was over: the fault wraps
+// errNotSent, so the Client may send the request again on a new connection.
+func (p *Process) notSent(ex *Exchange) (*Reply, *Exchange, error) {
 	p.mu.Lock()
 	f := *p.deadErr
 	p.mu.Unlock()
-	f.Err = errNotSent
+	f.Err, f.unsent = errNotSent, true
 	ex.Request = nil
 	return nil, ex, &f
 }
 
 // Done is closed when the connection is over: the adapter exited or broke the protocol.
 func (p *Process) Done() <-chan struct{} { return p.dead }
+
+// ended returns the fault that ended the connection, or nil while it is live.
+func (p *Process) ended() *Fault {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.deadErr
+}
 
 // Stderr returns the last 64 KiB the adapter wrote to stderr.
 func (p *Process) Stderr() string { return p.child.Stderr() }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
 )
@@ -83,26 +85,105 @@ type Exchange struct {
 
 // encodeRequest renders one request line. args must be one valid JSON
 // value; any whitespace in it is removed (lexemes and escapes are kept).
+// The line has room for the newline a stream adds.
 func encodeRequest(id int64, op string, args []byte) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"id":`)
-	b.WriteString(strconv.FormatInt(id, 10))
-	b.WriteString(`,"op":`)
-	opText, _ := json.Marshal(op)
-	b.Write(opText)
-	b.WriteString(`,"args":`)
+	compact := len(args) > 0 && isCompact(args)
+	size := len(`{"id":,"op":,"args":}`) + 20 + len(op) + 2 + len(args) + 1
+	b := make([]byte, 0, size)
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"op":`...)
+	b = appendQuoted(b, op)
+	b = append(b, `,"args":`...)
 	switch {
 	case len(args) == 0:
-		b.WriteString("{}")
-	case !bytes.ContainsAny(args, " \t\r\n"):
-		b.Write(args) // already compact: skip the rescan of large args
+		b = append(b, "{}"...)
+	case compact:
+		b = append(b, args...) // already compact: no rewrite
 	default:
-		if err := json.Compact(&b, args); err != nil {
+		buf := bytes.NewBuffer(b)
+		if err := json.Compact(buf, args); err != nil {
 			return nil, fmt.Errorf("adapter: args of %s: %w", op, err)
 		}
+		b = buf.Bytes()
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string, as encoding/json writes one
+// without HTML escaping: '"' and '\\' escaped; \b, \f, \n, \r and \t by
+// name and other bytes below 0x20 as \u00xx; U+2028 and U+2029 escaped;
+// each byte of invalid UTF-8 as \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c >= 0x20:
+				b = append(b, c)
+			case c == '\b':
+				b = append(b, `\b`...)
+			case c == '\f':
+				b = append(b, `\f`...)
+			case c == '\n':
+				b = append(b, `\n`...)
+			case c == '\r':
+				b = append(b, `\r`...)
+			case c == '\t':
+				b = append(b, `\t`...)
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, `\u202`...)
+			b = append(b, hexDigits[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// isCompact reports whether the JSON text b has no whitespace outside its
+// strings.
+func isCompact(b []byte) bool {
+	inString := false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inString && c == '\\':
+			i++ // the escaped byte
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
+}
+
+// appendQuoted appends s as a JSON string, as json.Marshal writes it.
+func appendQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // MarshalArgs renders v as request args without HTML escaping. A
@@ -115,6 +196,24 @@ func MarshalArgs(v any) ([]byte, error) {
 		return a, nil
 	case []byte:
 		return a, nil
+	case map[string]string:
+		// The commonest args, written without reflection.
+		var small [4]string
+		keys := small[:0]
+		for k := range a {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b := []byte{'{'}
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = appendJSONString(b, a[k])
+		}
+		return append(b, '}'), nil
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

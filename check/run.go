@@ -29,8 +29,8 @@ type Run struct {
 	// CleanRestarts is how many times an adapter that exited with status 0
 	// between calls was restarted (charging no check, counting toward no limit).
 	CleanRestarts int
-	Started  time.Time
-	Duration time.Duration
+	Started       time.Time
+	Duration      time.Duration
 }
 
 // Counts tallies results by status; a failed should check is a warning,

@@ -39,12 +39,17 @@ const (
 	Neither         = "neither"           // answers echo with neither ok nor err
 	ExitBeforeHello = "exit-before-hello" // writes "boom" to stderr and exits 1 at once
 	Banner          = "banner"            // prints a banner line before anything else
-	CrashOnce       = "crash-once"        // the first process exits on echo; later ones behave (needs StateFile)
+	CrashOnce       = "crash-once"        // the first process exits on echo; later ones behave (needs the state file)
 	Stubborn        = "stubborn"          // ignores stdin closing and keeps running
 	Concurrent      = "concurrent"        // concurrency 4; echo replies out of order
 	ExitAfterReply  = "exit-after-reply"  // answers echo, then exits 0 at once
-	NewHello        = "new-hello"         // like crash-once, but says another name after the restart (needs StateFile)
+	NewHello        = "new-hello"         // like crash-once, but says another name after the restart (needs the state file)
 	NoRead          = "no-read"           // answers hello, then never reads stdin again
+	ExitEvery5      = "exit-every-5"      // answers echo, and exits 0 after every fifth echo reply
+	HangOnce        = "hang-once"         // the first process never answers echo; later ones behave (needs the state file)
+	BigGarbage      = "big-garbage"       // answers echo with a 1 MiB line that is not JSON
+	ExitOnEcho      = "exit-on-echo"      // exits 0 on echo, without a reply
+	DuplicateOK     = "duplicate-ok"      // answers echo with a line that starts as a reply but has ok twice
 )
 
 // MaybeRunFake runs the fake adapter and exits if this process was started
@@ -61,8 +66,9 @@ func MaybeRunFake() {
 	os.Exit(runFake(mode, os.Getenv(modeVar+"_STATE"), extra))
 }
 
-// Process returns a config that starts a fake adapter in mode. state, if
-// not empty, is a file the crash-once mode uses to know it already crashed.
+// Process returns a config that starts a fake adapter in mode, with a state
+// file of its own (REFEREE_FAKE_ADAPTER_STATE: the "once" modes keep there
+// that the first process has been).
 func Process(tb testing.TB, mode string) adapter.ProcessConfig {
 	tb.Helper()
 	exe, err := os.Executable()
@@ -94,10 +100,10 @@ func runFake(mode, state string, extra []string) int {
 		return 1
 	case Banner:
 		say("fake adapter 1.0 starting up")
-	case CrashOnce, NewHello:
+	case CrashOnce, NewHello, HangOnce:
 		if _, err := os.Stat(state); err != nil {
 			os.WriteFile(state, []byte("crashed"), 0o644)
-			mode = CrashOnce
+			mode = map[string]string{CrashOnce: CrashOnce, NewHello: CrashOnce, HangOnce: Hang}[mode]
 		} else {
 			if mode == NewHello {
 				name += "-reborn"
@@ -112,6 +118,7 @@ func runFake(mode, state string, extra []string) int {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(nil, 32<<20)
 	var pending []request
+	echoed := 0
 	for in.Scan() {
 		var r request
 		if err := json.Unmarshal(in.Bytes(), &r); err != nil {
@@ -148,6 +155,17 @@ func runFake(mode, state string, extra []string) int {
 		case mode == ExitAfterReply:
 			say(`{"id":%d,"ok":%s}`, r.ID, r.Args)
 			return 0
+		case mode == ExitEvery5:
+			say(`{"id":%d,"ok":%s}`, r.ID, r.Args)
+			if echoed++; echoed%5 == 0 {
+				return 0
+			}
+		case mode == DuplicateOK:
+			say(`{"id":%d,"ok":1,"ok":2}`, r.ID)
+		case mode == ExitOnEcho:
+			return 0
+		case mode == BigGarbage:
+			say("%s", strings.Repeat("not json ", 1<<20/9))
 		case mode == Garbage:
 			say("this is not json")
 		case mode == Noise:

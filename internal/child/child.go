@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/refereehq/referee/internal/transcript"
@@ -27,8 +28,9 @@ const TailSize = 64 << 10
 // stderr to close once the child has exited: a grandchild may hold them.
 const drainWait = 500 * time.Millisecond
 
-// traceClip is how much of an over-long stdout line the trace keeps.
-const traceClip = 4096
+// MaxKept is how much of an over-long stdout line the trace keeps (and
+// what callers keep of it as evidence).
+const MaxKept = 4096
 
 // Config says which program to start and what to do with its output.
 type Config struct {
@@ -42,26 +44,45 @@ type Config struct {
 	// ErrLineTooLong with the start of a line over MaxLine (the process group
 	// is then killed and the rest of stdout discarded), or what ended stdout
 	// (io.EOF; os.ErrClosed if a grandchild held it past the exit) with the
-	// unterminated last line, if any. It is called on one goroutine and must
-	// return promptly once Stop is called.
+	// unterminated last line, if any. It is called by one goroutine at a
+	// time (with Waiting set, by whichever is reading) and must return
+	// promptly once Stop is called.
 	Stdout func(line []byte, err error)
-	Stderr io.Writer         // if set, receives a live copy of stderr
-	Trace  *transcript.Trace // if set, records the start, stdout lines, stderr and the exit
+	// Waiting, if set, reports whether a caller waits for stdout lines, and
+	// stdout is then read on demand: by ReadStdout's caller, while it waits
+	// for a line, when no other goroutine is reading; by the Process's own
+	// goroutine while Waiting reports true, or once no one has read for a
+	// moment (so lines between calls are still read as they come). If nil,
+	// the Process's goroutine reads stdout continuously.
+	Waiting func() bool
+	Stderr  io.Writer         // if set, receives a live copy of stderr
+	Trace   *transcript.Trace // if set, records the start, stdout lines, stderr and the exit
+
+	idleWait time.Duration // tests: how long stdout may go unread; 0 is idleWait
 }
 
 // Process is one child process: New, then Start, then Stop (or Wait).
 type Process struct {
 	cfg    Config
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser
+	stdin  *os.File // the write end, ours alone
 	stdout *os.File // read ends, ours alone: exec's Wait never closes them under a reader
 	stderr *os.File
 	tail   *Tail
+
+	// raw is stdin's raw descriptor when it takes write deadlines (a pipe
+	// in the runtime's poller); otherwise WriteStdin writes on a goroutine
+	// of its own. writeMu keeps a write ahead of the next.
+	raw     syscall.RawConn
+	writeMu sync.Mutex
+	rw      rawWrite // tryWrite's state, under writeMu
 
 	exited     chan struct{} // closed once the process has been reaped
 	done       chan struct{} // closed once every goroutine but wait has finished
 	stdoutDone chan struct{}
 	stderrDone chan struct{}
+
+	out stdoutReader
 
 	mu      sync.Mutex
 	started bool
@@ -117,34 +138,41 @@ func (p *Process) Start() error {
 	cmd := exec.Command(p.cfg.Argv[0], p.cfg.Argv[1:]...)
 	cmd.Dir, cmd.Env = p.cfg.Dir, p.cfg.Env
 	setGroup(cmd)
-	stdin, err := cmd.StdinPipe()
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return &StartError{Step: "stdin pipe", Err: err}
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		stdin.Close()
+		inR.Close()
+		inW.Close()
 		return &StartError{Step: "stdout pipe", Err: err}
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		stdin.Close()
+		inR.Close()
+		inW.Close()
 		outR.Close()
 		outW.Close()
 		return &StartError{Step: "stderr pipe", Err: err}
 	}
-	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	err = cmd.Start()
-	outW.Close() // the child has its own copies now
+	inR.Close() // the child has its own copies now
+	outW.Close()
 	errW.Close()
 	if err != nil {
-		stdin.Close()
+		inW.Close()
 		outR.Close()
 		errR.Close()
 		return &StartError{Step: fmt.Sprintf("cannot start %q", p.cfg.Argv[0]), Err: err}
 	}
-	p.cmd, p.stdin, p.stdout, p.stderr, p.started = cmd, stdin, outR, errR, true
+	p.cmd, p.stdin, p.stdout, p.stderr, p.started = cmd, inW, outR, errR, true
+	if inW.SetWriteDeadline(time.Time{}) == nil {
+		p.raw, _ = inW.SyscallConn()
+	}
 	p.cfg.Trace.Event("started %q (pid %d)", p.cfg.Argv, cmd.Process.Pid)
+	p.out.start(p)
 	go p.readStdout()
 	go p.copyStderr()
 	go p.wait()
@@ -153,6 +181,85 @@ func (p *Process) Start() error {
 
 // Stdin returns the writer to the child's stdin.
 func (p *Process) Stdin() io.WriteCloser { return p.stdin }
+
+// WriteStdin writes b to the child's stdin and returns once it is written,
+// ctx has ended (then with ctx's error) or deadline (if not zero) has
+// passed (then with os.ErrDeadlineExceeded); when cut short, part of b may
+// be written. Writes are serialised: one cut short finishes, or fails,
+// before the next begins.
+func (p *Process) WriteStdin(ctx context.Context, deadline time.Time, b []byte) error {
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
+	}
+	if p.raw == nil {
+		return p.writeAside(ctx, deadline, b)
+	}
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Most writes fit in the pipe: one write(2), without arming a deadline.
+	n, err := p.tryWrite(b)
+	if err != nil || n == len(b) {
+		return err
+	}
+	b = b[n:]
+	p.stdin.SetWriteDeadline(deadline)
+	// A cancellation cuts the write short too; the deadline it sets is
+	// reset before the next write, once the callback has finished.
+	cut := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		p.stdin.SetWriteDeadline(time.Unix(1, 0))
+		close(cut)
+	})
+	_, err = p.stdin.Write(b)
+	if !stop() {
+		<-cut
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return p.expired(ctx)
+	}
+	return err
+}
+
+// writeAside is WriteStdin where stdin takes no deadlines: the write runs
+// on a goroutine of its own, which a write cut short leaves to finish.
+func (p *Process) writeAside(ctx context.Context, deadline time.Time, b []byte) error {
+	written := make(chan error, 1)
+	go func() {
+		p.writeMu.Lock()
+		defer p.writeMu.Unlock()
+		_, err := p.stdin.Write(b)
+		written <- err
+	}()
+	var expired <-chan time.Time
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case err := <-written:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-expired:
+		return p.expired(ctx)
+	}
+}
+
+// expired is the error of a write whose deadline passed: ctx's error if
+// the deadline was ctx's (or ctx was cancelled), else os.ErrDeadlineExceeded.
+func (p *Process) expired(ctx context.Context) error {
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		<-ctx.Done() // it ends at its deadline, which has passed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return os.ErrDeadlineExceeded
+}
 
 // Stderr returns the last TailSize bytes the child wrote to stderr.
 func (p *Process) Stderr() string { return p.tail.String() }
@@ -220,36 +327,6 @@ func (p *Process) isStarted() bool {
 	return p.started
 }
 
-// readStdout hands stdout to Config.Stdout line by line.
-func (p *Process) readStdout() {
-	defer close(p.stdoutDone)
-	br := newReader(p.stdout)
-	for {
-		line, err := ReadLine(br, p.cfg.MaxLine)
-		switch {
-		case err == nil:
-			p.cfg.Trace.Line("<-", line)
-			p.cfg.Stdout(line, nil)
-			continue
-		case errors.Is(err, ErrLineTooLong):
-			p.cfg.Trace.Line("<-", line[:min(len(line), traceClip)])
-			p.cfg.Stdout(line, err)
-			killGroup(p.cmd)
-		default:
-			if len(line) > 0 {
-				p.cfg.Trace.Line("<-", line)
-				p.mu.Lock()
-				p.midLine = true
-				p.mu.Unlock()
-			}
-			p.cfg.Stdout(line, err)
-		}
-		break
-	}
-	// Drain, so the child is never blocked writing to a full pipe.
-	io.Copy(io.Discard, br)
-}
-
 // copyStderr keeps the tail of stderr, traces it and copies it live.
 func (p *Process) copyStderr() {
 	defer close(p.stderrDone)
@@ -271,8 +348,10 @@ func (p *Process) wait() {
 	p.status, p.code = status, code
 	p.mu.Unlock()
 	close(p.exited)
+	p.out.wakeUp() // to read what is left of stdout, if no one is
 
 	p.drain(drainWait)
+	p.stdin.Close() // nothing more can be sent
 	// A grandchild may still hold the pipes: stop reading them.
 	p.stdout.Close()
 	p.stderr.Close()

@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -34,9 +36,26 @@ func runChild(what string) int {
 	switch what {
 	case "echo":
 		in := bufio.NewScanner(os.Stdin)
+		in.Buffer(nil, 8<<20)
 		for in.Scan() {
 			fmt.Fprintf(os.Stderr, "got %s\n", in.Text())
 			fmt.Printf("%s\r\n", in.Text())
+		}
+	case "echo-twice":
+		// Each line comes back twice, in two writes.
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			fmt.Printf("%s\n", in.Text())
+			os.Stdout.Sync()
+			fmt.Printf("%s again\n", in.Text())
+		}
+	case "echo-later":
+		// Each line comes back, and a while later a line nobody asked for.
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			fmt.Printf("%s\n", in.Text())
+			time.Sleep(20 * time.Millisecond)
+			fmt.Printf("later\n")
 		}
 	case "long":
 		fmt.Println(strings.Repeat("x", 1000))
@@ -348,4 +367,195 @@ func TestStartFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWriteStdin: a write to a child that reads returns once written; one
+// to a child that has stopped reading ends at the deadline or when its
+// context ends, whichever comes first, with the matching error.
+func TestWriteStdin(t *testing.T) {
+	big := []byte(strings.Repeat("x", 4<<20) + "\n") // far more than a pipe holds
+	background := func() (context.Context, context.CancelFunc) { return context.Background(), func() {} }
+	short := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), 100*time.Millisecond)
+	}
+	cancelled := func() (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		return ctx, cancel
+	}
+	tests := []struct {
+		name     string
+		what     string
+		ctx      func() (context.Context, context.CancelFunc)
+		deadline time.Duration // from now; 0: none
+		want     error
+	}{
+		{"reads", "echo", background, 10 * time.Second, nil},
+		{"deadline", "sleeper", background, 100 * time.Millisecond, os.ErrDeadlineExceeded},
+		{"context-deadline-first", "sleeper", short, time.Hour, context.DeadlineExceeded},
+		{"cancelled", "sleeper", cancelled, 0, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var l lines
+			cfg := child(tt.what)
+			cfg.Stdout = l.stdout
+			p := start(t, cfg)
+			ctx, cancel := tt.ctx()
+			defer cancel()
+			var deadline time.Time
+			if tt.deadline > 0 {
+				deadline = time.Now().Add(tt.deadline)
+			}
+			begin := time.Now()
+			err := p.WriteStdin(ctx, deadline, big)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("WriteStdin = %v, want %v", err, tt.want)
+			}
+			if d := time.Since(begin); tt.want != nil && (d < 90*time.Millisecond || d > 5*time.Second) {
+				t.Errorf("a blocked write ended after %s, want about 100ms", d)
+			}
+			if tt.want != nil {
+				return
+			}
+			// Small writes after a big one keep their order.
+			for _, s := range []string{"one\n", "two\n"} {
+				if err := p.WriteStdin(context.Background(), time.Time{}, []byte(s)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p.Stop(context.Background(), 10*time.Second)
+			if len(l.got) != 3 || len(l.got[0]) != len(big)-1 || l.got[1] != "one" || l.got[2] != "two" {
+				t.Errorf("the child echoed %d lines, want the big one, one, two", len(l.got))
+			}
+		})
+	}
+}
+
+// onDemand starts what in on-demand reading: Waiting reports whether lines
+// are awaited (want, which each line counts down), and each line goes to
+// the returned channel with whether a ReadStdout caller read it.
+func onDemand(t *testing.T, what string, idle time.Duration, want *atomic.Int32) (*Process, <-chan string) {
+	t.Helper()
+	got := make(chan string, 16)
+	cfg := child(what)
+	cfg.idleWait = idle
+	var p *Process
+	cfg.Stdout = func(line []byte, err error) {
+		if err == nil {
+			want.Add(-1)
+			by := "goroutine"
+			if p.out.leading.Load() {
+				by = "caller"
+			}
+			got <- by + ": " + string(line)
+		}
+	}
+	cfg.Waiting = func() bool { return want.Load() > 0 }
+	p = New(cfg)
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Stop(context.Background(), 0) })
+	return p, got
+}
+
+// next returns the next line from got, failing t after 10s.
+func next(t *testing.T, got <-chan string) string {
+	t.Helper()
+	select {
+	case l := <-got:
+		return l
+	case <-time.After(10 * time.Second):
+		t.Fatal("no line in 10s")
+		return ""
+	}
+}
+
+// settle waits until the Process's reading goroutine has let go of stdout.
+func settle(p *Process) {
+	for !p.out.parked.Load() {
+		runtime.Gosched()
+	}
+}
+
+// TestReadStdoutOnDemand: with Config.Waiting, a caller reads stdout on its
+// own goroutine while no other does; the Process's goroutine reads what a
+// caller does not, lines nobody waits for included; InterruptRead ends a
+// caller's blocked read.
+func TestReadStdoutOnDemand(t *testing.T) {
+	t.Run("caller-reads", func(t *testing.T) {
+		var want atomic.Int32
+		p, got := onDemand(t, "echo", time.Hour, &want)
+		// The Process's goroutine reads until a first line has come.
+		want.Store(1)
+		p.WriteStdin(context.Background(), time.Time{}, []byte("zero\n"))
+		if l := next(t, got); l != "goroutine: zero" {
+			t.Fatalf("got %q", l)
+		}
+		for _, word := range []string{"one", "two"} {
+			settle(p)
+			want.Store(1)
+			p.WriteStdin(context.Background(), time.Time{}, []byte(word+"\n"))
+			if !p.ReadStdout(func() bool { return want.Load() == 0 }) {
+				t.Fatal("ReadStdout read nothing, with no one else reading")
+			}
+			if l := next(t, got); l != "caller: "+word {
+				t.Fatalf("got %q, want the caller to read %q", l, word)
+			}
+		}
+	})
+	t.Run("unawaited-lines", func(t *testing.T) {
+		var want atomic.Int32
+		p, got := onDemand(t, "echo-twice", 0, &want)
+		for _, word := range []string{"one", "two"} {
+			want.Store(1)
+			p.WriteStdin(context.Background(), time.Time{}, []byte(word+"\n"))
+			p.ReadStdout(func() bool { return want.Load() <= 0 })
+			for _, w := range []string{word, word + " again"} {
+				if l := next(t, got); !strings.HasSuffix(l, ": "+w) {
+					t.Fatalf("got %q, want %q", l, w)
+				}
+			}
+		}
+	})
+	t.Run("line-between-calls", func(t *testing.T) {
+		var want atomic.Int32
+		p, got := onDemand(t, "echo-later", 0, &want)
+		for _, word := range []string{"one", "two"} {
+			want.Store(1)
+			p.WriteStdin(context.Background(), time.Time{}, []byte(word+"\n"))
+			p.ReadStdout(func() bool { return want.Load() <= 0 })
+			if l := next(t, got); !strings.HasSuffix(l, ": "+word) {
+				t.Fatalf("got %q, want %q", l, word)
+			}
+			// No one reads or waits now: the Process's goroutine reads it.
+			if l := next(t, got); l != "goroutine: later" {
+				t.Fatalf("got %q, want the goroutine to read a line between calls", l)
+			}
+		}
+	})
+	t.Run("interrupt", func(t *testing.T) {
+		var want atomic.Int32
+		p, got := onDemand(t, "echo", time.Hour, &want)
+		p.WriteStdin(context.Background(), time.Time{}, []byte("x\n"))
+		next(t, got)
+		settle(p)
+		var stop atomic.Bool
+		ended := make(chan bool)
+		go func() { ended <- p.ReadStdout(stop.Load) }()
+		for !p.out.leading.Load() {
+			runtime.Gosched()
+		}
+		stop.Store(true)
+		p.InterruptRead()
+		select {
+		case read := <-ended:
+			if !read {
+				t.Error("ReadStdout read nothing")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("an interrupted read did not end")
+		}
+	})
 }

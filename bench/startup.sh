@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# startup.sh: how long `referee version` takes against a Go hello world.
+#
+# It builds both static (CGO_ENABLED=0): referee from this checkout and a
+# hello world printing one line, each in a scratch folder. Then, ROUNDS
+# times, it runs each one EXECS times in a row and takes the wall time per
+# run; it prints every round, the medians and their ratio, the package
+# initialisations that take longest (GODEBUG=inittrace=1) and last the line
+#
+#   startup/hello ratio=R referee=T1ms hello=T2ms
+#
+# The goal is R <= 1.5.
+#
+# Usage: bench/startup.sh          (from anywhere)
+#   ROUNDS=5      rounds (the median is reported)
+#   EXECS=200     runs of each command per round
+#   BENCH_DIR=DIR where the binaries go; kept afterwards (default: a
+#                 mktemp -d, removed on exit)
+#
+# Exit status: 0 when both commands ran (whether or not the goal is met), 1
+# when one failed, 2 when Go is missing or ROUNDS or EXECS is not a
+# positive integer.
+set -euo pipefail
+
+die() {
+  echo "bench/startup.sh: $*" >&2
+  exit "${code:-1}"
+}
+
+ROUNDS=${ROUNDS:-5}
+EXECS=${EXECS:-200}
+for v in ROUNDS EXECS; do
+  case ${!v} in
+    '' | *[!0-9]* | 0) code=2 die "$v must be a positive integer, not \"${!v}\"" ;;
+  esac
+done
+command -v go >/dev/null || code=2 die "go not found"
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+if [ -n "${BENCH_DIR:-}" ]; then
+  mkdir -p "$BENCH_DIR"
+  scratch=$(cd "$BENCH_DIR" && pwd)
+else
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+fi
+
+export CGO_ENABLED=0
+(cd "$root" && go build -o "$scratch/referee" ./cmd/referee) || die "building referee failed"
+mkdir -p "$scratch/hello"
+cat >"$scratch/hello/main.go" <<'EOF'
+package main
+
+import "fmt"
+
+func main() { fmt.Println("hello, world") }
+EOF
+printf 'module hello\n\ngo 1.21\n' >"$scratch/hello/go.mod"
+(cd "$scratch/hello" && GOFLAGS=-mod=mod go build -o "$scratch/hello-world" .) || die "building the hello world failed"
+
+"$scratch/referee" version >/dev/null || die "referee version failed"
+"$scratch/hello-world" >/dev/null || die "the hello world failed"
+
+# per_run CMD...: the wall time of one run of CMD, in microseconds, over
+# EXECS runs in a row.
+per_run() {
+  local start end
+  start=$(date +%s%N)
+  for _ in $(seq "$EXECS"); do
+    "$@" >/dev/null || die "$* failed"
+  done
+  end=$(date +%s%N)
+  echo $(((end - start) / EXECS / 1000))
+}
+
+echo "start-up benchmark: $ROUNDS rounds of $EXECS runs each; $(nproc) cores, $(go version | cut -d' ' -f3), static binaries"
+refs=() hellos=()
+for round in $(seq "$ROUNDS"); do
+  r=$(per_run "$scratch/referee" version)
+  h=$(per_run "$scratch/hello-world")
+  refs+=("$r") hellos+=("$h")
+  echo "  round $round: referee version ${r}us, hello world ${h}us"
+done
+
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ref=$(median "${refs[@]}") hello=$(median "${hellos[@]}")
+
+echo
+echo "slowest package initialisations of referee version (GODEBUG=inittrace=1, one run):"
+GODEBUG=inittrace=1 "$scratch/referee" version 2>"$scratch/inittrace" >/dev/null
+awk '/^init / { printf "  %-60s %s ms\n", $2, $5 }' "$scratch/inittrace" | sort -k2 -rn | head -8
+awk '/^init / { total += $5 } END { printf "  %-60s %.2f ms\n", "all packages", total }' "$scratch/inittrace"
+echo
+awk -v r="$ref" -v h="$hello" \
+  'BEGIN { printf "startup/hello ratio=%.2f referee=%.2fms hello=%.2fms\n", r / h, r / 1000, h / 1000 }'
