@@ -307,7 +307,7 @@ func TestFaultCountAcrossRestarts(t *testing.T) {
 	defer c.Close()
 	results := map[int64]chan error{}
 	early := map[int64]error{} // calls that ended before the server had them
-	issue := func(n int64) { // and wait until the server has it
+	issue := func(n int64) {   // and wait until the server has it
 		results[n] = make(chan error, 1)
 		go func() {
 			_, _, err := c.Call(context.Background(), "echo", []byte(fmt.Sprintf(`{"n":%d}`, n)))
