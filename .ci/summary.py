@@ -4,6 +4,12 @@ every failed test, and at the end every skipped test with its reason."""
 import json
 import sys
 
+
+def visible(text):
+    """Escape control characters, so that a test's output cannot rewrite the log."""
+    return "".join(c if c >= " " and c != "\x7f" else f"\\x{ord(c):02x}" for c in text)
+
+
 events = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8") if line.startswith("{")]
 output, skips, failed = {}, [], []
 for e in events:
@@ -26,4 +32,4 @@ for key in failed:
     sys.stdout.write("".join(output.get(key, [])))
 print(f"\n{len(skips)} skipped test(s):")
 for (pkg, test), reason in skips:
-    print(f"  {pkg.removeprefix('github.com/refereehq/referee/')} {test}: {reason}")
+    print(f"  {pkg.removeprefix('github.com/refereehq/referee/')} {test}: {visible(reason)}")

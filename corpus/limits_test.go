@@ -73,7 +73,7 @@ func TestErrorCannotForgeLines(t *testing.T) {
 		t.Skip("no newlines in Windows file names")
 	}
 	dir := writeTree(t, map[string]string{"a.txt": "a", "manifest.json": `{"files":{"a.txt":"` + digestA + `"}}`})
-	evil := "x\nPASS  jcs/fake\x1b[2K"
+	evil := "x\nPASS  jcs-fake\x1b[2K" // no slash: one file, not a directory
 	if err := os.WriteFile(filepath.Join(dir, evil), []byte("e"), 0o644); err != nil {
 		t.Skip("cannot name a file so here:", err)
 	}
@@ -82,7 +82,7 @@ func TestErrorCannotForgeLines(t *testing.T) {
 		t.Fatal("an unlisted file passed")
 	}
 	msg := err.Error()
-	if strings.ContainsAny(msg, "\n\x1b") || !strings.Contains(msg, "x‹U+000A›PASS  jcs/fake‹U+001B›[2K: on disk but not listed") {
+	if strings.ContainsAny(msg, "\n\x1b") || !strings.Contains(msg, "x‹U+000A›PASS  jcs-fake‹U+001B›[2K: on disk but not listed") {
 		t.Errorf("err = %q", msg)
 	}
 }
