@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/fatih/color"
+
+	"github.com/refereehq/referee/report"
 )
 
 // TextOptions tune the text matrix.
@@ -39,15 +41,7 @@ func cell(o string) string {
 // line per pattern, then each implementation's counts and verdict.
 func WriteText(w io.Writer, m *Matrix, o TextOptions) error {
 	p := &printer{w: w}
-	paint := func(attr color.Attribute) func(a ...any) string {
-		c := color.New(attr)
-		if o.Color {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c.SprintFunc()
-	}
+	paint := report.Painter(o.Color)
 	green, red, yellow, magenta := paint(color.FgGreen), paint(color.FgRed), paint(color.FgYellow), paint(color.FgMagenta)
 	colour := func(o, text string) string {
 		switch {

@@ -18,6 +18,20 @@ type TextOptions struct {
 	Passes bool // list passing checks too, one line each
 }
 
+// Painter returns a function that paints text in a colour, or leaves it
+// plain when on is false (no terminal, NO_COLOR, --no-color).
+func Painter(on bool) func(attr color.Attribute) func(a ...any) string {
+	return func(attr color.Attribute) func(a ...any) string {
+		c := color.New(attr)
+		if on {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+		return c.SprintFunc()
+	}
+}
+
 // WriteText writes the human report: a header, one line per check (with
 // evidence under every non-pass), and the summary line. A failed should
 // check is a WARN line, not a FAIL; a passing may check's line names the
@@ -26,15 +40,7 @@ type TextOptions struct {
 // termsafe: it cannot break, forge or hide a line of the report.
 func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	p := &printer{w: w}
-	paint := func(attr color.Attribute) func(a ...any) string {
-		c := color.New(attr)
-		if opt.Color {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c.SprintFunc()
-	}
+	paint := Painter(opt.Color)
 	green, red, yellow, magenta, faint := paint(color.FgGreen), paint(color.FgRed), paint(color.FgYellow), paint(color.FgMagenta), paint(color.Faint)
 
 	p.line("%s", termsafe.Line(fmt.Sprintf("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))))

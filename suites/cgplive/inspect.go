@@ -13,6 +13,7 @@ import (
 	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/protocols/cgp"
 	"github.com/refereehq/referee/protocols/cgp/host"
+	"github.com/refereehq/referee/report"
 )
 
 var inspectFlags = []check.Flag{
@@ -90,15 +91,7 @@ func inspect(ctx context.Context, inv *check.Invocation, spec check.Spec) error 
 		human = inv.Stderr
 	}
 	useColor := !inv.Flags.Bool("no-color") && inv.Color != nil && inv.Color(human)
-	paint := func(attr color.Attribute) func(a ...any) string {
-		c := color.New(attr)
-		if useColor {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c.SprintFunc()
-	}
+	paint := report.Painter(useColor)
 	doc := inspectDoc{}
 
 	// Phase 1: the probe, on a connection of its own.
