@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,6 +81,7 @@ func (c *Client) connect(ctx context.Context) (Conn, Hello, error) {
 	hctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	r, ex, err := conn.Call(hctx, 0, "hello", helloArgs(c.suite, c.opts.HelloArgs))
+	err = c.withLimit(err)
 	var h Hello
 	if err == nil {
 		h, err = decodeHello(r)
@@ -195,11 +197,25 @@ func (c *Client) call(ctx context.Context, conn Conn, op string, args []byte) (*
 	if t, ok := conn.(interface {
 		callTimed(ctx context.Context, timeout time.Duration, id int64, op string, args []byte) (*Reply, *Exchange, error)
 	}); ok {
-		return t.callTimed(ctx, c.opts.Timeout, id, op, args)
+		r, ex, err := t.callTimed(ctx, c.opts.Timeout, id, op, args)
+		return r, ex, c.withLimit(err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	return conn.Call(cctx, id, op, args)
+	r, ex, err := conn.Call(cctx, id, op, args)
+	return r, ex, c.withLimit(err)
+}
+
+// withLimit names the per-call limit in a timeout fault's message, on a
+// copy: the fault may be shared by other calls of the same connection.
+func (c *Client) withLimit(err error) error {
+	f, ok := err.(*Fault)
+	if !ok || f.Kind != FaultTimeout || strings.Contains(f.Msg, "(limit ") {
+		return err
+	}
+	named := *f
+	named.Msg += fmt.Sprintf(" (limit %s, --timeout)", c.opts.Timeout)
+	return &named
 }
 
 // current returns the live connection, starting one if the last ended.
