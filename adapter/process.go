@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -141,13 +140,6 @@ func (p *Process) wait() {
 	p.fail(f)
 }
 
-// errLineTooLong is the error of a line over MaxLine.
-var errLineTooLong = child.ErrLineTooLong
-
-// readLine reads one line without its newline (or CRLF), failing once the
-// line passes max bytes.
-func readLine(br *bufio.Reader, max int) ([]byte, error) { return child.ReadLine(br, max) }
-
 // deliver routes a stdout line to the call waiting for it. A line that
 // starts as replies usually do, {"id":N, is routed by that id and parsed
 // by its call (on the call's goroutine, so replies are parsed in parallel);
@@ -187,22 +179,29 @@ func (p *Process) deliver(line []byte) {
 // replyID reads the id of a line that starts {"id":N, with N an integer
 // as JSON writes it; ok is false for any other line.
 func replyID(line []byte) (id int64, ok bool) {
-	const prefix = `{"id":`
-	if !bytes.HasPrefix(line, []byte(prefix)) {
-		return 0, false
+	id, _, ok = leadingID(line)
+	return id, ok
+}
+
+// leadingID reads N from a line that starts {"id":N, with N an integer as
+// JSON writes it, and returns the rest of the line from that comma; ok is
+// false for any other line.
+func leadingID(line []byte) (id int64, rest []byte, ok bool) {
+	digits, found := bytes.CutPrefix(line, []byte(`{"id":`))
+	if !found {
+		return 0, nil, false
 	}
-	digits := line[len(prefix):]
 	end := bytes.IndexByte(digits, ',')
 	if end < 1 || end > 19 || (digits[0] == '0' && end > 1) {
-		return 0, false
+		return 0, nil, false
 	}
 	for _, c := range digits[:end] {
 		if c < '0' || c > '9' {
-			return 0, false
+			return 0, nil, false
 		}
 	}
 	id, err := strconv.ParseInt(string(digits[:end]), 10, 64)
-	return id, err == nil
+	return id, digits[end:], err == nil
 }
 
 // received returns the reply a call was delivered, parsing its line if

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/child"
 )
 
 // Serve speaks the adapter side of the protocol for h: it reads requests from
@@ -43,8 +44,8 @@ func Serve(ctx context.Context, h Handler, r io.Reader, w io.Writer) error {
 	}()
 	br := bufio.NewReaderSize(r, 64<<10)
 	for lineNo := 1; ; lineNo++ {
-		line, err := readLine(br, MaxLine)
-		if errors.Is(err, errLineTooLong) {
+		line, err := child.ReadLine(br, MaxLine)
+		if errors.Is(err, child.ErrLineTooLong) {
 			return fmt.Errorf("adapter: stdin line %d: longer than %d bytes", lineNo, MaxLine)
 		}
 		if req := parseRequest(line); req.ok && req.op == "hello" {
@@ -183,23 +184,15 @@ func parseRequest(line []byte) request {
 // requestAsWritten reads a line in referee's own shape; ok is false for
 // any other.
 func requestAsWritten(line []byte) (req request, ok bool) {
-	rest, found := bytes.CutPrefix(line, []byte(`{"id":`))
+	id, rest, ok := leadingID(line)
+	if !ok {
+		return req, false
+	}
+	rest, found := bytes.CutPrefix(rest, []byte(`,"op":"`))
 	if !found {
 		return req, false
 	}
-	end := bytes.IndexByte(rest, ',')
-	if end < 1 || end > 19 || (rest[0] == '0' && end > 1) || bytes.ContainsFunc(rest[:end], func(r rune) bool { return r < '0' || r > '9' }) {
-		return req, false
-	}
-	id, err := strconv.ParseInt(string(rest[:end]), 10, 64)
-	if err != nil {
-		return req, false
-	}
-	rest, found = bytes.CutPrefix(rest[end:], []byte(`,"op":"`))
-	if !found {
-		return req, false
-	}
-	end = bytes.IndexAny(rest, `"\`)
+	end := bytes.IndexAny(rest, `"\`)
 	if end < 0 || rest[end] != '"' || !utf8.Valid(rest[:end]) || bytes.ContainsFunc(rest[:end], func(r rune) bool { return r < 0x20 }) {
 		return req, false
 	}

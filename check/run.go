@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -211,7 +212,32 @@ func runGuarded(ctx context.Context, c *Check, s *Session) (o Outcome) {
 
 func notRun(res Result, why string) Result {
 	res.Status = Error
-	res.Reason = "not run: " + why
+	res.Reason = NotRunPrefix + why
 	res.notRun = true
 	return res
+}
+
+// NotRunPrefix opens the reason of a check that never got a verdict: the
+// implementation could not be started, gave up, or the run was interrupted.
+const NotRunPrefix = "not run: "
+
+// NotStartedPrefix opens the reason of every check of a run whose
+// implementation could not be started.
+const NotStartedPrefix = NotRunPrefix + "the implementation could not be started: "
+
+// NotRun reports whether r never got a verdict (its reason says so, also
+// once read back from a report).
+func (r Result) NotRun() bool {
+	return r.notRun || (r.Status == Error && strings.HasPrefix(r.Reason, NotRunPrefix))
+}
+
+// Unstarted is the run of an implementation that could not be started:
+// every check is an error with err as its cause and ev as its evidence, and
+// the run is incomplete.
+func Unstarted(checks []Check, err error, ev Evidence) *Run {
+	results := make([]Result, len(checks))
+	for i, c := range checks {
+		results[i] = notRun(Result{ID: c.ID, Level: c.LevelOf(), Evidence: ev}, strings.TrimPrefix(NotStartedPrefix, NotRunPrefix)+err.Error())
+	}
+	return &Run{Results: results, Started: time.Now()}
 }

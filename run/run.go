@@ -272,11 +272,7 @@ func unstarted(checks []check.Check, err error) *check.Run {
 	if errors.As(err, &f) && len(f.Line) > 0 {
 		ev.Notes = []string{fmt.Sprintf("offending line: %q", f.Line)}
 	}
-	results := make([]check.Result, len(checks))
-	for i, c := range checks {
-		results[i] = check.Result{ID: c.ID, Level: c.LevelOf(), Status: check.Error, Reason: "not run: the implementation could not be started: " + err.Error(), Evidence: ev}
-	}
-	return &check.Run{Results: results, Complete: false, Started: time.Now()}
+	return check.Unstarted(checks, err, ev)
 }
 
 // Finish does what comes after the reports: writes the baseline of the

@@ -58,13 +58,7 @@ func Suite(t *testing.T, def *check.Definition, spec check.Spec, o run.Options) 
 // skips it. It returns the run for further assertions.
 func Run(t *testing.T, suite *check.Suite, start adapter.Starter) *check.Run {
 	t.Helper()
-	ctx := t.Context()
-	client, err := adapter.Dial(ctx, start, suite.Name, adapter.Options{})
-	if err != nil {
-		t.Fatalf("%s: the implementation could not be started: %v", suite.Name, err)
-	}
-	defer client.Close()
-	run := check.Execute(ctx, client, suite.Checks, check.Options{})
+	run := Execute(t, suite, start)
 	for _, r := range run.Results {
 		t.Run(r.ID, func(t *testing.T) {
 			switch r.Status {

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
@@ -173,7 +172,7 @@ type Native struct {
 func native(run *check.Run, spec check.Spec) any { return nativeOf(run, targetName(spec)) }
 
 // nativeOf renders a run as upstream's report. A check the run never
-// judged ("not run: ": the provider could not be started, the run was
+// judged (Result.NotRun: the provider could not be started, the run was
 // interrupted with the check in flight, or gave up) is skipped: a report of
 // an incomplete run charges the provider with nothing it did not finish.
 func nativeOf(run *check.Run, target string) Native {
@@ -181,7 +180,7 @@ func nativeOf(run *check.Run, target string) Native {
 	status := map[check.Status]string{check.Pass: "pass", check.Fail: "fail", check.NotChecked: "skipped", check.Error: "fail"}
 	for _, r := range run.Results {
 		st := status[r.Status]
-		if r.Status == check.Error && strings.HasPrefix(r.Reason, "not run: ") {
+		if r.NotRun() {
 			st = "skipped"
 		}
 		n.Checks = append(n.Checks, NativeCheck{Name: strings.TrimPrefix(r.ID, Name+"/"), Status: st, Evidence: r.Reason})
@@ -209,10 +208,7 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 	c, err := dial(ctx, target)
 	if err != nil {
 		res.Unreachable = true
-		res.Run = &check.Run{Started: time.Now()}
-		for _, sc := range selected {
-			res.Run.Results = append(res.Run.Results, check.Result{ID: sc.ID, Level: sc.LevelOf(), Status: check.Error, Reason: "not run: the implementation could not be started: " + err.Error()})
-		}
+		res.Run = check.Unstarted(selected, err, check.Evidence{})
 	} else {
 		res.Run = check.Execute(ctx, c, selected, check.Options{})
 		res.Ack = c.ack
