@@ -16,3 +16,12 @@ func FindMode[M any](suite string, modes []M, name func(*M) string, want string)
 	}
 	return nil, fmt.Errorf("%s: no broken mode %q (modes: %s)", suite, want, strings.Join(names, ", "))
 }
+
+// ModesOf lists a suite's own broken modes as the engine declares them.
+func ModesOf[M any](modes []M, nameDoc func(*M) (name, doc string)) []Mode {
+	out := make([]Mode, len(modes))
+	for i := range modes {
+		out[i].Name, out[i].Doc = nameDoc(&modes[i])
+	}
+	return out
+}

@@ -18,3 +18,11 @@ func TestFindMode(t *testing.T) {
 		t.Errorf("FindMode(c) error = %v", err)
 	}
 }
+
+func TestModesOf(t *testing.T) {
+	type own struct{ name, doc, private string }
+	got := ModesOf([]own{{"a", "does a", "x"}, {"b", "does b", "y"}}, func(m *own) (string, string) { return m.name, m.doc })
+	if len(got) != 2 || got[0] != (Mode{"a", "does a"}) || got[1] != (Mode{"b", "does b"}) {
+		t.Errorf("ModesOf = %+v", got)
+	}
+}

@@ -2,13 +2,13 @@ package fuzz
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"sort"
 	"testing/fstest"
 
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/internal/atomicfile"
+	"github.com/refereehq/referee/report"
 )
 
 // CorpusOf returns an in-memory corpus of files (path to content), for a
@@ -25,10 +25,7 @@ func CorpusOf(files map[string][]byte) (*corpus.Corpus, error) {
 // as they are, ending in a newline.
 func MarshalJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := report.WriteNative(&b, v); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

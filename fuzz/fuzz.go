@@ -214,7 +214,7 @@ func Run(ctx context.Context, def *check.Definition, impls []Impl, o Options) (*
 		o.ShrinkBudget = DefaultShrinkBudget
 	}
 	if o.Out != "" {
-		if err := checkOut(o.Out); err != nil {
+		if _, err := checkOut(o.Out); err != nil {
 			return nil, err
 		}
 	}
@@ -558,19 +558,13 @@ func (e *engine) judge(ctx context.Context, items []*item, impls []*implRun) {
 	wg.Wait()
 }
 
-// notRun reports whether a result is a check the run never got to (the
-// adapter gave up, or ctx ended), which says nothing about the input.
-func notRun(r check.Result) bool {
-	return r.Status == check.Error && strings.HasPrefix(r.Reason, "not run: ")
-}
-
 // execute runs checks on one implementation; when it has given up after
 // faults, a new connection is made for what comes next.
 func (e *engine) execute(ctx context.Context, ir *implRun, checks []check.Check) []check.Result {
 	if ir.sum.Err != nil {
 		rs := make([]check.Result, len(checks))
 		for i, c := range checks {
-			rs[i] = check.Result{ID: c.ID, Level: c.LevelOf(), Status: check.Error, Reason: "not run: " + ir.sum.Err.Error()}
+			rs[i] = check.Result{ID: c.ID, Level: c.LevelOf(), Status: check.Error, Reason: check.NotRunPrefix + ir.sum.Err.Error()}
 		}
 		return rs
 	}
@@ -622,7 +616,7 @@ func (e *engine) analyse(ctx context.Context, it *item, impls []*implRun) {
 			switch {
 			case r.Status == check.Pass && r.Level == check.May:
 				ir.sum.MayOutcomes[r.Outcome]++
-			case gap[c], notRun(r), r.Status != check.Fail && r.Status != check.Error:
+			case gap[c], r.NotRun(), r.Status != check.Fail && r.Status != check.Error:
 			default:
 				if r.Status == check.Fail && r.Level == check.Should {
 					should = true
@@ -659,7 +653,7 @@ func (e *engine) diverged(ctx context.Context, ir *implRun, it *item, r check.Re
 	e.perImpl[ir.sum.Name]++
 	same := func(rs []check.Result, name string) (check.Result, bool) {
 		for _, r := range rs {
-			if !notRun(r) && (r.Status == check.Fail || r.Status == check.Error) && preKey(it.t.Name, name, r) == key {
+			if !r.NotRun() && (r.Status == check.Fail || r.Status == check.Error) && preKey(it.t.Name, name, r) == key {
 				return r, true
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/run"
 )
 
@@ -40,8 +41,9 @@ func WriteText(w io.Writer, s *Summary, out string) error {
 		if i.Hello.Version != "" {
 			who += " " + i.Hello.Version
 		}
+		who = termsafe.Line(who) // the hello is the implementation's text
 		if i.Err != nil {
-			p.line("implementation %s: %v", who, i.Err)
+			p.line("implementation %s: %s", who, termsafe.Line(i.Err.Error()))
 		}
 		line := fmt.Sprintf("implementation %s: %d inputs diverged, %d differed at should level only", who, i.Divergent, i.Should)
 		if len(i.MayOutcomes) > 0 {
@@ -138,11 +140,11 @@ func (p *printer) finding(f *Finding, title string) {
 	} else {
 		title += ": " + f.Check
 	}
-	p.line("  %s: %s", title, f.Reason)
+	p.line("  %s: %s", termsafe.Line(title), termsafe.Line(f.Reason))
 	p.line("    input:    %s   (target %s, shrunk from input %d; %d inputs failed so)", inputText(f.Input), f.Target, f.Index, f.Seen)
 	if f.Status == check.Fail {
-		p.line("    expected: %s", check.Clip(f.Expected))
-		p.line("    actual:   %s", check.Clip(f.Actual))
+		p.line("    expected: %s", termsafe.Line(check.Clip(f.Expected)))
+		p.line("    actual:   %s", termsafe.Line(check.Clip(f.Actual)))
 	}
 }
 

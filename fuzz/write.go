@@ -65,21 +65,18 @@ type ProvenanceItem struct {
 }
 
 // checkOut refuses an output directory that holds anything referee fuzz
-// did not write.
-func checkOut(dir string) error {
+// did not write, and returns the files an earlier fuzz run wrote there.
+func checkOut(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil
+		return nil, nil
 	case err != nil:
-		return errOut(dir, err)
+		return nil, errOut(dir, err)
 	case len(entries) == 0:
-		return nil
+		return nil, nil
 	}
-	if _, err := previous(dir); err != nil {
-		return err
-	}
-	return nil
+	return previous(dir)
 }
 
 // previous returns the files an earlier fuzz run wrote to dir (its
@@ -127,14 +124,13 @@ func previous(dir string) ([]string, error) {
 // format, with a manifest pinning every file and holding the provenance,
 // then loads it back through the suite to prove it replays.
 func (e *engine) write(dir string) ([]string, error) {
-	if err := checkOut(dir); err != nil {
+	old, err := checkOut(dir)
+	if err != nil {
 		return nil, err
 	}
-	if old, err := previous(dir); err == nil {
-		for _, f := range old {
-			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(f))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, errOut(dir, err)
-			}
+	for _, f := range old {
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(f))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, errOut(dir, err)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

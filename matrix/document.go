@@ -52,8 +52,5 @@ func Regroup(impls []report.NamedReport) (json.RawMessage, error) {
 
 // WriteJSON writes the matrix as an indented referee-matrix/1 document.
 func WriteJSON(w io.Writer, m *Matrix) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(m.Document())
+	return report.WriteNative(w, m.Document())
 }

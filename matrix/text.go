@@ -7,6 +7,7 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/report"
 )
 
@@ -120,7 +121,7 @@ func WriteText(w io.Writer, m *Matrix, o TextOptions) error {
 			note = " (all fail alike: the corpus, the reference or the spec is the suspect)"
 		}
 		p.line("  %4d  %s%s", len(g.Checks), strings.Join(outs, " "), note)
-		p.line("        %s%s", strings.Join(ids, ", "), more)
+		p.line("        %s%s", termsafe.Line(strings.Join(ids, ", ")), more)
 	}
 
 	p.line("")
@@ -141,14 +142,14 @@ func WriteText(w io.Writer, m *Matrix, o TextOptions) error {
 		case !r.Conformant:
 			verdict = red("not conformant")
 		}
-		who := strings.TrimSpace(r.Implementation.Name + " " + r.Implementation.Version)
+		who := termsafe.Line(strings.TrimSpace(r.Implementation.Name + " " + r.Implementation.Version))
 		if who != "" {
 			who = " (" + who + ")"
 		}
 		n := r.Counts
 		p.line("%s  %s%s: %d passed, %d failed, %d warnings, %d not checked, %d errors", pad(e.Name, nameWidth), verdict, who, n.Pass, n.Fail, n.Warn, n.NotChecked, n.Error)
 		if e.Result != nil && e.Result.StartErr != nil {
-			p.line("%s  could not be started: %v", pad("", nameWidth), e.Result.StartErr)
+			p.line("%s  could not be started: %s", pad("", nameWidth), termsafe.Line(e.Result.StartErr.Error()))
 		}
 	}
 	return p.err

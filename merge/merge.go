@@ -364,27 +364,9 @@ func order(results []check.Result, suiteIDs []string) {
 // readBaseline reads a baseline file; a pattern that selects none of ids
 // (the checks of what of names) is a usage error naming its file and line.
 func readBaseline(path string, ids []string, of string, limit int64) ([]check.BaselineEntry, error) {
-	if path == "" {
-		return nil, nil
-	}
-	data, err := regularfile.ReadFile(path, limit)
-	if err != nil {
-		return nil, check.Usagef("baseline %v", err)
-	}
-	entries, err := check.ParseBaseline(path, data)
-	if err != nil {
-		return nil, check.Usagef("baseline %v", err)
-	}
 	checks := make([]check.Check, len(ids))
 	for i, id := range ids {
 		checks[i] = check.Check{ID: id}
 	}
-	if bad := check.UnmatchedEntries(entries, checks); len(bad) > 0 {
-		var lines []string
-		for _, b := range bad {
-			lines = append(lines, fmt.Sprintf("%s: %s selects no check of %s (a pattern names whole IDs; end it with /** for a subtree)", b.Where, b.Pattern, of))
-		}
-		return nil, check.Usagef("the baseline is out of date:\n  %s", strings.Join(lines, "\n  "))
-	}
-	return entries, nil
+	return run.ReadBaseline(path, limit, checks, of)
 }

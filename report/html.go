@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/termsafe"
 )
 
 // NamedReport is one implementation's report among several, by the name
@@ -217,16 +218,7 @@ func verdict(r *Report) (words, class string) {
 // htmlMax bounds each value the page shows.
 const htmlMax = 8 << 10
 
-func htmlClip(s string) string {
-	if len(s) <= htmlMax {
-		return s
-	}
-	cut := htmlMax
-	for cut > 0 && s[cut]&0xc0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
-}
+func htmlClip(s string) string { return clipAt(s, htmlMax) }
 
 func htmlView(r *Report, anchor string) *htmlReport {
 	words, class := verdict(r)
@@ -247,15 +239,15 @@ func htmlView(r *Report, anchor string) *htmlReport {
 		status, tag := statusOf(c)
 		hc := &htmlCheck{
 			Anchor: fmt.Sprintf("%s%d", anchor, i+1), ID: c.ID, Status: status, Tag: tag, Level: c.Level,
-			Outcome: c.Outcome, Reason: htmlClip(visible(c.Reason)), Known: c.Known, Stale: c.Stale,
+			Outcome: c.Outcome, Reason: htmlClip(termsafe.Line(c.Reason)), Known: c.Known, Stale: c.Stale,
 			Duration: fmt.Sprintf("%.3f ms", c.DurationMS),
 		}
 		if c.Expected != nil {
-			e := htmlClip(visible(*c.Expected))
+			e := htmlClip(termsafe.Line(*c.Expected))
 			hc.Expected = &e
 		}
 		if c.Actual != nil {
-			a := htmlClip(visible(*c.Actual))
+			a := htmlClip(termsafe.Line(*c.Actual))
 			hc.Actual = &a
 		}
 		if e := c.Evidence; e != nil {
@@ -263,15 +255,15 @@ func htmlView(r *Report, anchor string) *htmlReport {
 				hc.Diff = hexDiff(e.Diff)
 			}
 			for _, n := range e.Notes {
-				hc.Notes = append(hc.Notes, htmlClip(visible(n)))
+				hc.Notes = append(hc.Notes, htmlClip(termsafe.Line(n)))
 			}
 			for _, x := range e.Exchanges {
-				hc.Exchanges = append(hc.Exchanges, Exchange{Request: htmlClip(visible(x.Request)), Reply: htmlClip(visible(x.Reply))})
+				hc.Exchanges = append(hc.Exchanges, Exchange{Request: htmlClip(termsafe.Line(x.Request)), Reply: htmlClip(termsafe.Line(x.Reply))})
 			}
 			if e.Stderr != "" {
 				var lines []string
 				for _, l := range lastLines(e.Stderr, 20) {
-					lines = append(lines, visible(l))
+					lines = append(lines, termsafe.Line(l))
 				}
 				hc.Stderr = htmlClip(strings.Join(lines, "\n"))
 			}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/refereehq/referee/internal/termsafe"
 )
 
 // MarkdownOptions tune the Markdown summary.
@@ -212,13 +214,9 @@ func problemTag(c Check) string {
 // character Markdown, GitHub's extensions or HTML give a meaning to
 // backslash-escaped (CommonMark lets any ASCII punctuation be escaped).
 func md(s string) string {
-	s = visible(s)
+	s = termsafe.Line(s)
 	if len(s) > mdMaxValue {
-		cut := mdMaxValue
-		for cut > 0 && s[cut]&0xc0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
+		s = cutAt(s, mdMaxValue) + "…"
 	}
 	var b strings.Builder
 	for _, r := range s {

@@ -45,17 +45,16 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 
 	p.line("%s", termsafe.Line(fmt.Sprintf("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))))
 	p.line("implementation: %s", termsafe.Line(describe(r.Implementation)))
+	checks := r.Checks
 	if cause, ok := unstarted(r); ok {
 		// One error, not one line per check: every check ended the same way.
 		p.line("%s %s", magenta("ERROR"), termsafe.Line(fmt.Sprintf("%s; none of the %s ran", cause, Plural(len(r.Checks), "check", "checks"))))
 		for _, l := range evidenceLines(r.Checks[0], true) {
 			p.line("      %s", l)
 		}
+		checks = nil
 	}
-	for _, c := range r.Checks {
-		if _, ok := unstarted(r); ok {
-			break
-		}
+	for _, c := range checks {
 		var tag string
 		switch c.Status {
 		case "pass":
@@ -120,10 +119,6 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	return p.err
 }
 
-// notStarted opens the reason of every check of a run whose implementation
-// could not be started (run.Execute).
-const notStarted = "not run: the implementation could not be started: "
-
 // unstarted returns, for a report whose every check ended because the
 // implementation could not be started, what stopped it.
 func unstarted(r *Report) (string, bool) {
@@ -131,7 +126,7 @@ func unstarted(r *Report) (string, bool) {
 		return "", false
 	}
 	first := r.Checks[0].Reason
-	if !strings.HasPrefix(first, notStarted) {
+	if !strings.HasPrefix(first, check.NotStartedPrefix) {
 		return "", false
 	}
 	for _, c := range r.Checks {
@@ -139,7 +134,7 @@ func unstarted(r *Report) (string, bool) {
 			return "", false
 		}
 	}
-	return "the implementation could not be started: " + strings.TrimPrefix(first, notStarted), true
+	return "the implementation could not be started: " + strings.TrimPrefix(first, check.NotStartedPrefix), true
 }
 
 // Summary is the text report's summary line: "180 passed, 2 failed, 1 not
@@ -199,9 +194,6 @@ func short(digest string) string {
 // (termsafe.Line), clipped.
 func quote(s string) string { return clip(termsafe.Line(s)) }
 
-// visible is termsafe.Line, under the name the other renderers use.
-func visible(s string) string { return termsafe.Line(s) }
-
 // lastLines returns the last n lines of s, as they are.
 func lastLines(s string, n int) []string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
@@ -211,17 +203,25 @@ func lastLines(s string, n int) []string {
 	return lines
 }
 
-// clip shortens s, at a character boundary, saying how long it was.
-func clip(s string) string {
-	const max = 400
+// clip shortens s to 400 bytes, saying how long it was (clipAt).
+func clip(s string) string { return clipAt(s, 400) }
+
+// clipAt shortens s to at most max bytes, at a character boundary, saying
+// how long it was.
+func clipAt(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
+	return cutAt(s, max) + fmt.Sprintf("… (%d bytes in all)", len(s))
+}
+
+// cutAt is s cut to at most max bytes at a character boundary; s is longer.
+func cutAt(s string, max int) string {
 	cut := max
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
+	return s[:cut]
 }
 
 // evidenceLines renders a check's expected and actual values and its

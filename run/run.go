@@ -144,6 +144,13 @@ func validate(def *check.Definition, spec check.Spec, o Options) error {
 // a pattern that selects none of the suite's checks is a usage error naming
 // its file and line.
 func readBaseline(path string, limit int64, checks []check.Check) ([]check.BaselineEntry, error) {
+	return ReadBaseline(path, limit, checks, "the suite")
+}
+
+// ReadBaseline reads the baseline file at path (at most limit bytes); a
+// pattern that selects none of checks (those of what, "the suite") is a
+// usage error naming its file and line.
+func ReadBaseline(path string, limit int64, checks []check.Check, of string) ([]check.BaselineEntry, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -162,7 +169,7 @@ func readBaseline(path string, limit int64, checks []check.Check) ([]check.Basel
 	if bad := check.UnmatchedEntries(entries, checks); len(bad) > 0 {
 		var lines []string
 		for _, b := range bad {
-			lines = append(lines, fmt.Sprintf("%s: %s selects no check of the suite (a pattern names whole IDs; end it with /** for a subtree)", b.Where, b.Pattern))
+			lines = append(lines, fmt.Sprintf("%s: %s selects no check of %s (a pattern names whole IDs; end it with /** for a subtree)", b.Where, b.Pattern, of))
 		}
 		return nil, check.Usagef("the baseline is out of date:\n  %s", strings.Join(lines, "\n  "))
 	}

@@ -47,7 +47,7 @@ func (cp *Corpus) Native(run *check.Run) *NativeReport {
 	flags := map[string]bool{}
 	for _, r := range run.Results {
 		fam := family(r.ID)
-		notRun := r.Status == check.Error && strings.HasPrefix(r.Reason, "not run: ")
+		notRun := r.NotRun()
 		ran := (r.Status == check.Pass || r.Status == check.Fail || r.Status == check.Error) && !notRun
 		switch {
 		case fam == "canonical" && ran:

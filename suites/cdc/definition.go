@@ -47,11 +47,7 @@ user's cache for them. --format native prints upstream's report.`,
 }
 
 func checkModes(modes []Mode) []check.Mode {
-	out := make([]check.Mode, len(modes))
-	for i, m := range modes {
-		out[i] = check.Mode{Name: m.Name, Doc: m.Doc}
-	}
-	return out
+	return check.ModesOf(modes, func(m *Mode) (string, string) { return m.Name, m.Doc })
 }
 
 // load reads the contract corpus in o.Corpus and builds the suite, with the

@@ -73,11 +73,7 @@ never printed.`,
 }
 
 func modes() []check.Mode {
-	out := make([]check.Mode, len(provider.Modes))
-	for i, m := range provider.Modes {
-		out[i] = check.Mode{Name: m.Name, Doc: m.Doc}
-	}
-	return out
+	return check.ModesOf(provider.Modes, func(m *provider.Mode) (string, string) { return m.Name, m.Doc })
 }
 
 // bearer is the token from --token, else from the variable --token-env names.

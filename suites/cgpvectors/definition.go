@@ -68,11 +68,7 @@ with none of them is a usage error.`,
 
 // definitionModes lists Modes as the engine declares them.
 func definitionModes() []check.Mode {
-	out := make([]check.Mode, len(Modes))
-	for i, m := range Modes {
-		out[i] = check.Mode{Name: m.Name, Doc: m.Doc}
-	}
-	return out
+	return check.ModesOf(Modes, func(m *Mode) (string, string) { return m.Name, m.Doc })
 }
 
 // load is Definition.Load: the profile in o.Corpus (the embedded one when

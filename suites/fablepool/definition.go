@@ -65,11 +65,7 @@ verification test; --results DIR writes the native report.json into DIR.`,
 
 // checkModes lists Modes as the engine sees them.
 func checkModes() []check.Mode {
-	out := make([]check.Mode, len(Modes))
-	for i, m := range Modes {
-		out[i] = check.Mode{Name: m.Name, Doc: m.Doc}
-	}
-	return out
+	return check.ModesOf(Modes, func(m *Mode) (string, string) { return m.Name, m.Doc })
 }
 
 // load builds the suite: the corpus (the embedded one, or o.Corpus), the

@@ -594,6 +594,29 @@ func minifyFirst(text []byte) []byte {
 // pair do: the code point 0x10000 + (hi-0xD800)<<10 + (next-0xDC00) is
 // written raw, or U+FFFD where that is no scalar value.
 func uncheckedPairs(text []byte) []byte {
+	return eachEscape(text, func(s string, i int) (string, int) {
+		if i+11 >= len(s) || s[i+1] != 'u' || s[i+6] != '\\' || s[i+7] != 'u' || !isHex(s[i+2:i+6]) || !isHex(s[i+8:i+12]) {
+			return "", 0
+		}
+		var hi, lo rune
+		fmt.Sscanf(s[i+2:i+6], "%x", &hi)
+		fmt.Sscanf(s[i+8:i+12], "%x", &lo)
+		if !(0xD800 <= hi && hi <= 0xDBFF && !(0xDC00 <= lo && lo <= 0xDFFF)) {
+			return "", 0
+		}
+		cp := 0x10000 + (hi-0xD800)<<10 + (lo - 0xDC00)
+		if !utf8.ValidRune(cp) {
+			cp = utf8.RuneError
+		}
+		return escapeRune(cp), 12
+	})
+}
+
+// eachEscape calls f at every backslash inside a string of text; f returns
+// the bytes to write for the escape and how many bytes it consumed (0 to
+// copy the backslash and the byte after it as they are). Everything else
+// is copied as it stands.
+func eachEscape(text []byte, f func(s string, i int) (string, int)) []byte {
 	s := string(text)
 	var b strings.Builder
 	in := false
@@ -607,20 +630,12 @@ func uncheckedPairs(text []byte) []byte {
 		switch {
 		case c == '"':
 			in = false
-		case c == '\\' && i+11 < len(s) && s[i+1] == 'u' && s[i+6] == '\\' && s[i+7] == 'u' && isHex(s[i+2:i+6]) && isHex(s[i+8:i+12]):
-			var hi, lo rune
-			fmt.Sscanf(s[i+2:i+6], "%x", &hi)
-			fmt.Sscanf(s[i+8:i+12], "%x", &lo)
-			if 0xD800 <= hi && hi <= 0xDBFF && !(0xDC00 <= lo && lo <= 0xDFFF) {
-				cp := 0x10000 + (hi-0xD800)<<10 + (lo - 0xDC00)
-				if !utf8.ValidRune(cp) {
-					cp = utf8.RuneError
-				}
-				b.WriteString(escapeRune(cp))
-				i += 11
+		case c == '\\' && i+1 < len(s):
+			if out, n := f(s, i); n > 0 {
+				b.WriteString(out)
+				i += n - 1
 				continue
 			}
-		case c == '\\' && i+1 < len(s):
 			b.WriteByte(c)
 			b.WriteByte(s[i+1])
 			i++
@@ -960,41 +975,21 @@ func anyCloser(text []byte) []byte {
 // parseInt(s, 16) does: the longest hex prefix, none being NaN, which
 // String.fromCharCode makes U+0000. ["\uZZZZ"] reads as ["\u0000"].
 func parseIntEscapes(text []byte) []byte {
-	s := string(text)
-	var b strings.Builder
-	in := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !in {
-			in = c == '"'
-			b.WriteByte(c)
-			continue
+	return eachEscape(text, func(s string, i int) (string, int) {
+		if i+5 >= len(s) || s[i+1] != 'u' || isHex(s[i+2:i+6]) || strings.ContainsAny(s[i+2:i+6], `"\`) {
+			return "", 0
 		}
-		switch {
-		case c == '"':
-			in = false
-		case c == '\\' && i+5 < len(s) && s[i+1] == 'u' && !isHex(s[i+2:i+6]) && !strings.ContainsAny(s[i+2:i+6], `"\`):
-			digits := s[i+2 : i+6]
-			n := 0
-			for n < 4 && isHex(digits[n:n+1]) {
-				n++
-			}
-			var v uint64
-			if n > 0 {
-				fmt.Sscanf(digits[:n], "%x", &v)
-			}
-			fmt.Fprintf(&b, `\u%04x`, v)
-			i += 5
-			continue
-		case c == '\\' && i+1 < len(s):
-			b.WriteByte(c)
-			b.WriteByte(s[i+1])
-			i++
-			continue
+		digits := s[i+2 : i+6]
+		n := 0
+		for n < 4 && isHex(digits[n:n+1]) {
+			n++
 		}
-		b.WriteByte(c)
-	}
-	return []byte(b.String())
+		var v uint64
+		if n > 0 {
+			fmt.Sscanf(digits[:n], "%x", &v)
+		}
+		return fmt.Sprintf(`\u%04x`, v), 6
+	})
 }
 
 // firstValue returns the first JSON value of text and ignores what follows
