@@ -68,7 +68,7 @@ EXIT STATUS
   3  the implementation could not be started, or the run gave up after faults
 
 FLAGS OF EVERY run SUITE (run SUITE --help adds the suite's own)
-` + commonRunFlags(),
+`,
 		Example: `  referee run jcs
   referee run jcs -- node examples/adapters/node/jcs.mjs
   referee run jcs --format junit --json report.json -- python3 examples/adapters/python/jcs.py`,
@@ -79,6 +79,15 @@ FLAGS OF EVERY run SUITE (run SUITE --help adds the suite's own)
 			return unknownSuite(args[0])
 		},
 	}
+	// The flags' help is built when help is asked for, not at every start.
+	help, flagsAdded := cmd.HelpFunc(), false
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c == cmd && !flagsAdded {
+			cmd.Long += commonRunFlags()
+			flagsAdded = true
+		}
+		help(c, args)
+	})
 	for _, def := range suites.All() {
 		cmd.AddCommand(newRunSuiteCmd(e, def))
 	}
