@@ -262,9 +262,9 @@ func htmlView(r *Report, anchor string) *htmlReport {
 				hc.Exchanges = append(hc.Exchanges, Exchange{Request: htmlClip(termsafe.Line(x.Request)), Reply: htmlClip(termsafe.Line(x.Reply))})
 			}
 			if e.Stderr != "" {
-				var lines []string
-				for _, l := range lastLines(e.Stderr, 20) {
-					lines = append(lines, termsafe.Line(l))
+				lines := termsafe.Lines(e.Stderr)
+				if len(lines) > 20 {
+					lines = lines[len(lines)-20:]
 				}
 				hc.Stderr = htmlClip(strings.Join(lines, "\n"))
 			}

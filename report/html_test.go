@@ -119,3 +119,17 @@ func TestVerdictWords(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLStderrLines: a stderr written with CRLF line ends shows its lines,
+// not a visible carriage return at the end of each, as the text report does.
+func TestHTMLStderrLines(t *testing.T) {
+	r := sampleReport(false)
+	r.Checks[1].Evidence.Stderr = "first\r\nsecond\r\n"
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); !strings.Contains(page, `<pre class="stderr">first`+"\n"+`second</pre>`) {
+		t.Errorf("the stderr is not shown as two lines:\n%s", page[strings.Index(page, `class="stderr"`)-5:][:80])
+	}
+}
