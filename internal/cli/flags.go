@@ -90,3 +90,23 @@ func addMaxFileSize(fs *pflag.FlagSet) *byteSize {
 	fs.Var(&s, "max-file-size", "refuse any file referee reads (corpus files, baselines, vector files) over `SIZE`, before reading it: bytes, or with KiB, MiB or GiB")
 	return &s
 }
+
+// repeated is a repeatable string flag: each use appends one value, kept as
+// written (no splitting at commas).
+type repeated struct{ values *[]string }
+
+// repeatedVar declares a repeatable flag on f whose values go to p; it does
+// what pflag's StringArrayVar does without formatting the default as CSV
+// for every flag at every start.
+func repeatedVar(f *pflag.FlagSet, p *[]string, name, usage string) {
+	f.Var(repeated{p}, name, usage)
+}
+
+func (r repeated) Set(v string) error { *r.values = append(*r.values, v); return nil }
+func (r repeated) Type() string       { return "stringArray" }
+func (r repeated) String() string {
+	if len(*r.values) == 0 {
+		return "" // no "(default [])" in the help
+	}
+	return "[" + strings.Join(*r.values, ",") + "]"
+}

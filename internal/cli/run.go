@@ -125,13 +125,13 @@ func (o *runOptions) addFlags(f *pflag.FlagSet, def *check.Definition) {
 	if def.Corpus != "" {
 		f.StringVar(&o.corpus, "corpus", "", "run the corpus in `DIR` instead of the suite's embedded one")
 	}
-	f.StringArrayVar(&o.run, "run", nil, "run only checks whose ID matches `PATTERN` (segments; * one, ** any; repeatable)")
-	f.StringArrayVar(&o.skip, "skip", nil, "skip checks whose ID matches `PATTERN` (repeatable)")
+	repeatedVar(f, &o.run, "run", "run only checks whose ID matches `PATTERN` (segments; * one, ** any; repeatable)")
+	repeatedVar(f, &o.skip, "skip", "skip checks whose ID matches `PATTERN` (repeatable)")
 	o.reports.add(f, true)
 	f.StringVar(&o.shard, "shard", "", "run only shard `I/N` of the selected checks (1 ≤ I ≤ N, by a hash of each check ID), for referee merge")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-call timeout")
 	f.StringVar(&o.url, "url", "", "POST requests to the implementation at `URL`")
-	f.StringArrayVar(&o.env, "env", nil, "set `KEY=VALUE` in the adapter's environment (repeatable)")
+	repeatedVar(f, &o.env, "env", "set `KEY=VALUE` in the adapter's environment (repeatable)")
 	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only (and SystemRoot on Windows), plus --env")
 	f.StringVar(&o.dir, "dir", "", "start the adapter in `DIR`")
 	f.StringVar(&o.trace, "trace", "", "write the whole transcript, every line each way, to `FILE`")
@@ -143,7 +143,7 @@ func (o *runOptions) addFlags(f *pflag.FlagSet, def *check.Definition) {
 	o.suiteFlags = addFlags(f, def.Flags)
 	o.maxFileSize = addMaxFileSize(f)
 	f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once, at most the adapter's declared concurrency (the default); with --impl, also implementations run at once (0: all)")
-	f.StringArrayVar(&o.impls, "impl", nil, implFlagUsage)
+	repeatedVar(f, &o.impls, "impl", implFlagUsage)
 }
 
 // commonRunFlags is the help text of the flags every `run SUITE` takes.
