@@ -2,10 +2,11 @@ package corpus
 
 import (
 	"errors"
-	"regexp"
+
+	"github.com/refereehq/referee/internal/lazyregexp"
 )
 
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+var namePattern = lazyregexp.New(`^[a-z0-9][a-z0-9._-]*$`)
 
 // Names collects the case names of one corpus file, which become check ID
 // segments: each must be new and made of lowercase letters, digits, '.', '_'
