@@ -3,10 +3,10 @@ package matrix
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/lazyregexp"
 )
 
 // SplitWords splits a command line into words as a POSIX shell does, and
@@ -94,7 +94,7 @@ type Impl struct {
 	Spec check.Spec
 }
 
-var implName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+var implName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 
 // ParseImpl reads an --impl value: NAME=COMMAND (split by SplitWords, run
 // without a shell) or NAME=url:URL (an adapter served over HTTP). Errors
