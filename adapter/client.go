@@ -286,7 +286,6 @@ func (c *Client) broke(conn Conn, gen int, order int64, f *Fault, charged bool) 
 	retire := gen == c.gen && c.conn != nil
 	if retire {
 		c.conn = nil
-		c.stderr = conn.Stderr()
 		c.cleanEnd = !charged
 	}
 	if charged && gen > c.countedGen {
@@ -298,7 +297,12 @@ func (c *Client) broke(conn Conn, gen int, order int64, f *Fault, charged bool) 
 	}
 	c.mu.Unlock()
 	if retire {
+		// Its stderr is whole only once it has ended: what it wrote just
+		// before the faulty line is the evidence a reader wants.
 		conn.Close()
+		c.mu.Lock()
+		c.stderr = conn.Stderr()
+		c.mu.Unlock()
 	}
 }
 
