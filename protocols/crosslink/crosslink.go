@@ -72,8 +72,10 @@ func (e *Error) Unwrap() error { return e.Err }
 var Profile = canon.JSONStringify
 
 // Canonical returns the canonical JSON of v. A number beyond double range
-// fails, as JSON.stringify of a non-finite number does in the reference;
-// that failure carries no Crosslink code.
+// (1e400, which the reference's JSON.parse reads as Infinity) fails, as the
+// reference's canonicalJson throws a TypeError for a non-finite number; that
+// failure carries no Crosslink code. A number that underflows (1e-400) is
+// the finite 0 and is written so.
 func Canonical(v canon.Value) ([]byte, error) { return Profile.Append(nil, v) }
 
 // ParseValue reads JSON text as the reference's JSON.parse does: duplicate

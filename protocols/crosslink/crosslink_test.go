@@ -90,6 +90,54 @@ func TestCanonicalAndFrame(t *testing.T) {
 	}
 }
 
+// TestCanonicalNumberRange: numbers at either end of the double range, as
+// Node's JSON.parse then String(number) gives them; beyond it, an error
+// without a Crosslink code.
+func TestCanonicalNumberRange(t *testing.T) {
+	const halfway = "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792"
+	tests := []struct {
+		lexeme, want string // want "" means refused
+	}{
+		{"1e-400", "0"},
+		{"-1e-400", "0"},
+		{"0e400", "0"},
+		{"-0E+999", "0"},
+		{"2e-324", "0"},
+		{"2.4703282292062327e-324", "0"},
+		{"2.4703282292062328e-324", "5e-324"},
+		{"3e-324", "5e-324"},
+		{"1.7976931348623158e308", "1.7976931348623157e+308"},
+		{halfway[:len(halfway)-1] + "1", "1.7976931348623157e+308"},
+		{"10e307", "1e+308"},
+		{"0.0001e312", "1e+308"},
+		{halfway, ""},
+		{"1.7976931348623159e308", ""},
+		{"1e309", ""},
+		{"1E+400", ""},
+		{"-1e400", ""},
+		{"1000e306", ""},
+		{"0.1e310", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lexeme[:min(len(tt.lexeme), 24)], func(t *testing.T) {
+			v, err := ParseValue([]byte("[" + tt.lexeme + "]"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Canonical(v)
+			if tt.want == "" {
+				if err == nil || !errors.Is(err, canon.ErrNumberRange) || errors.As(err, new(*Error)) {
+					t.Errorf("Canonical = %s, %v; want a range error without a Crosslink code", got, err)
+				}
+				return
+			}
+			if err != nil || string(got) != "["+tt.want+"]" {
+				t.Errorf("Canonical = %s, %v; want [%s]", got, err, tt.want)
+			}
+		})
+	}
+}
+
 func isCode(err error, code string) bool {
 	var xe *Error
 	return errors.As(err, &xe) && xe.Code == code

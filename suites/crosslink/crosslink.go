@@ -1,8 +1,8 @@
 // Package crosslink is referee's Crosslink v1 suite: canonicalJson,
 // encodeFrame and decodeMessage with their stable error codes, over the
 // upstream corpus layout (messages-v1.json, invalid-v1.json) or referee's own
-// embedded corpus, which adds decode-v1.json and limits-v1.json. Definition
-// declares it to the engine.
+// embedded corpus, which adds decode-v1.json, limits-v1.json and
+// refuse-v1.json. Definition declares it to the engine.
 package crosslink
 
 import (
@@ -31,12 +31,13 @@ const (
 	OpDecode    = "decodeMessage"
 )
 
-// The corpus files. The first two are upstream's; the last two are referee's.
+// The corpus files. The first two are upstream's; the last three are referee's.
 const (
 	MessagesFile = "messages-v1.json"
 	InvalidFile  = "invalid-v1.json"
 	DecodeFile   = "decode-v1.json"
 	LimitsFile   = "limits-v1.json"
+	RefuseFile   = "refuse-v1.json"
 )
 
 //go:embed corpus
@@ -57,6 +58,7 @@ type Corpus struct {
 	Invalid  []Invalid
 	Decode   []DecodeCase
 	Limits   []Limit
+	Refuse   []Refusal
 }
 
 // Message is a positive case: a message, its canonical JSON and its frame.
@@ -94,7 +96,17 @@ type Limit struct {
 	Doc          string
 }
 
-// ReadCorpus reads a corpus in the upstream layout, with referee's two
+// Refusal is a value canonicalJson (and so encodeFrame) must refuse: JSON
+// text whose number, read as a double the way the reference's JSON.parse
+// reads it, is beyond double range (1e400 is Infinity), which the
+// reference's canonicalJson throws on.
+type Refusal struct {
+	Name string
+	Text string // the value's JSON text, exactly as in the file: its lexemes are the point
+	Doc  string
+}
+
+// ReadCorpus reads a corpus in the upstream layout, with referee's three
 // extra files when present. A version other than 1 is an error.
 func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 	out := &Corpus{}
@@ -219,6 +231,34 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 				return nil, fmt.Errorf("%s: payload_bytes %d is not between %d and %d", where, l.PayloadBytes, len(padOverhead), 8<<20)
 			}
 			out.Limits = append(out.Limits, Limit{Name: l.Name, PayloadBytes: l.PayloadBytes, Error: l.Error, Doc: l.Doc})
+		}
+	}
+
+	if c.Has(RefuseFile) {
+		var doc struct {
+			Version int `json:"version"`
+			Cases   []struct {
+				Name      string  `json:"name"`
+				ValueText *string `json:"value_text"`
+				Doc       string  `json:"doc"`
+			} `json:"cases"`
+		}
+		if err := readFile(c, RefuseFile, &doc.Version, &doc); err != nil {
+			return nil, err
+		}
+		seen = corpus.Names{}
+		for i, r := range doc.Cases {
+			where := fmt.Sprintf("corpus %s: %s: case %d (%q)", c.Name, RefuseFile, i, r.Name)
+			if err := seen.Add(r.Name); err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			if r.ValueText == nil {
+				return nil, fmt.Errorf("%s: no value_text", where)
+			}
+			if _, err := xl.ParseValue([]byte(*r.ValueText)); err != nil {
+				return nil, fmt.Errorf("%s: value_text is not JSON: %w", where, err)
+			}
+			out.Refuse = append(out.Refuse, Refusal{Name: r.Name, Text: *r.ValueText, Doc: r.Doc})
 		}
 	}
 	return out, nil

@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
 	"github.com/refereehq/referee/corpus"
@@ -128,6 +131,31 @@ func TestEmbeddedCorpusCoverage(t *testing.T) {
 			t.Errorf("no negative case %s", want)
 		}
 	}
+	// Underflow is a positive case: 1e-400 is 0, not a refusal.
+	var underflow bool
+	for _, m := range cp.Messages {
+		underflow = underflow || (strings.Contains(string(m.Obj), "1e-400") && strings.Contains(m.Canonical, `"a":0`))
+	}
+	if !underflow {
+		t.Error("no positive case writes 1e-400 as 0")
+	}
+	// The values to refuse hold a number beyond double range in every
+	// position and in every lexeme form.
+	where := map[string]bool{}
+	for _, r := range cp.Refuse {
+		v, err := xl.ParseValue([]byte(r.Text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range overflows(v, "top", 0) {
+			where[o] = true
+		}
+	}
+	for _, want := range []string{"top", "top-level member", "element", "nested", "lexeme 1e309", "lexeme -1e400", "lexeme 1E+400", "lexeme of 300 digits or more", "lexeme with a fraction"} {
+		if !where[want] {
+			t.Errorf("no value to refuse with an overflowing number: %s (have %v)", want, where)
+		}
+	}
 	var limits []int
 	for _, l := range cp.Limits {
 		limits = append(limits, l.PayloadBytes)
@@ -135,6 +163,40 @@ func TestEmbeddedCorpusCoverage(t *testing.T) {
 	if !slices.Contains(limits, xl.DefaultMaxFrameBytes) || !slices.Contains(limits, xl.DefaultMaxFrameBytes+1) {
 		t.Errorf("limits %v lack the 4 MiB boundary", limits)
 	}
+}
+
+// overflows describes each number in v beyond double range: what holds it
+// (nothing: it is the top-level value; an object: a member; an array: an
+// element), whether it is nested below the top-level value's own members,
+// and its lexeme's form.
+func overflows(v canon.Value, at string, depth int) []string {
+	var out []string
+	switch v.Kind {
+	case canon.Number:
+		if f, _ := strconv.ParseFloat(v.Num, 64); math.IsInf(f, 0) {
+			out = append(out, at, "lexeme "+v.Num)
+			if len(v.Num) >= 300 {
+				out = append(out, "lexeme of 300 digits or more")
+			}
+			if strings.Contains(v.Num, ".") {
+				out = append(out, "lexeme with a fraction")
+			}
+			if depth > 1 {
+				out = append(out, "nested")
+			} else if at == "member" {
+				out = append(out, "top-level member")
+			}
+		}
+	case canon.Array:
+		for _, e := range v.Elems {
+			out = append(out, overflows(e, "element", depth+1)...)
+		}
+	case canon.Object:
+		for _, m := range v.Members {
+			out = append(out, overflows(m.Value, "member", depth+1)...)
+		}
+	}
+	return out
 }
 
 // TestCorpusIsGenerated regenerates the corpus and requires the committed one
@@ -162,7 +224,7 @@ func TestCorpusIsGenerated(t *testing.T) {
 	if golden.Update() {
 		return
 	}
-	for _, f := range []string{MessagesFile, DecodeFile, LimitsFile, "manifest.json"} {
+	for _, f := range []string{MessagesFile, DecodeFile, LimitsFile, RefuseFile, "manifest.json"} {
 		generated, _ := os.ReadFile(filepath.Join(out, f))
 		committed, err := os.ReadFile(filepath.Join("corpus", f))
 		if err != nil || !bytes.Equal(committed, generated) {
@@ -190,6 +252,11 @@ func TestReadCorpusErrors(t *testing.T) {
 		{"no code", map[string]string{MessagesFile: messages, InvalidFile: `{"version":1,"cases":[{"name":"x","utf8":"{"}]}`}, "no error code"},
 		{"unknown member", map[string]string{MessagesFile: messages, InvalidFile: `{"version":1,"cases":[],"extra":true}`}, "unknown field"},
 		{"limit too big", map[string]string{MessagesFile: messages, InvalidFile: invalid, LimitsFile: `{"version":1,"cases":[{"name":"a","payload_bytes":99999999}]}`}, "payload_bytes 99999999"},
+		{"refuse version 2", map[string]string{MessagesFile: messages, InvalidFile: invalid, RefuseFile: `{"version":2,"cases":[]}`}, "refuse-v1.json: version 2, want 1"},
+		{"refuse without text", map[string]string{MessagesFile: messages, InvalidFile: invalid, RefuseFile: `{"version":1,"cases":[{"name":"a","doc":"d"}]}`}, `refuse-v1.json: case 0 ("a"): no value_text`},
+		{"refuse text not JSON", map[string]string{MessagesFile: messages, InvalidFile: invalid, RefuseFile: `{"version":1,"cases":[{"name":"a","value_text":"[1e400"}]}`}, `refuse-v1.json: case 0 ("a"): value_text is not JSON`},
+		{"refuse value inline", map[string]string{MessagesFile: messages, InvalidFile: invalid, RefuseFile: `{"version":1,"cases":[{"name":"a","value":1e400}]}`}, "unknown field"},
+		{"refuse duplicate name", map[string]string{MessagesFile: messages, InvalidFile: invalid, RefuseFile: `{"version":1,"cases":[{"name":"a","value_text":"1e400"},{"name":"a","value_text":"1e309"}]}`}, `refuse-v1.json: case 1 ("a"): duplicate name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -330,5 +397,128 @@ func TestNativeThroughPipeline(t *testing.T) {
 	n, _ := native.(*NativeReport)
 	if !ok || n == nil || n.Failed != 1 || n.Failures[0].Actual != "invalid_message" || res.ExitCode() != 1 {
 		t.Errorf("native = %#v (exit %d)", native, res.ExitCode())
+	}
+}
+
+// fixedReply is an adapter that answers every op with one reply, and
+// keeps the args of the last request in args, when set.
+type fixedReply struct {
+	ok   json.RawMessage
+	err  *adapter.Error
+	args *[]byte
+}
+
+func (f fixedReply) Hello() adapter.Hello {
+	return adapter.Hello{Name: "fixed", Version: "0", Ops: []string{OpCanonical, OpFrame, OpDecode}}
+}
+
+func (f fixedReply) Handle(_ context.Context, _ string, args []byte) (json.RawMessage, *adapter.Error) {
+	if f.args != nil {
+		*f.args = append([]byte(nil), args...)
+	}
+	return f.ok, f.err
+}
+
+// TestRefuseChecks: a refusal passes whatever its code; any ok fails, with
+// what was written.
+func TestRefuseChecks(t *testing.T) {
+	r := Refusal{Name: "x", Text: `{"p":1e400}`}
+	tests := []struct {
+		name   string
+		op     string
+		reply  fixedReply
+		status check.Status
+		reason string
+		actual string
+		note   string
+	}{
+		{"no code", OpCanonical, fixedReply{err: &adapter.Error{Message: "TypeError: canonicalJson: non-finite number"}}, check.Pass, "", "", ""},
+		{"a Crosslink code", OpCanonical, fixedReply{err: &adapter.Error{Code: "invalid_message", Message: "m"}}, check.Pass, "", "", ""},
+		{"null written", OpCanonical, fixedReply{ok: json.RawMessage(`"{\"p\":null}"`)}, check.Fail, "canonicalJson wrote text for a value it must refuse", `"{\"p\":null}"`, ""},
+		{"not a string", OpCanonical, fixedReply{ok: json.RawMessage(`{"p":1e400}`)}, check.Fail, "canonicalJson wrote text for a value it must refuse", `{"p":1e400}`, ""},
+		{"frame refused", OpFrame, fixedReply{err: &adapter.Error{Message: "TypeError"}}, check.Pass, "", "", ""},
+		{"frame of the lexeme", OpFrame, fixedReply{ok: json.RawMessage(`"0000000b7b2270223a31653430307d"`)}, check.Fail, "encodeFrame framed a value it must refuse", `"0000000b7b2270223a31653430307d"`, `the frame's payload as text: "{\"p\":1e400}"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := refuseCheck(r, tt.op)
+			s := &check.Suite{Name: Name, Checks: []check.Check{c}}
+			res := checktest.Execute(t, s, adapter.InProcess(tt.reply)).Results[0]
+			if res.Status != tt.status || res.Reason != tt.reason || res.Actual != tt.actual {
+				t.Fatalf("%s: %s %q, actual %q", res.ID, res.Status, res.Reason, res.Actual)
+			}
+			if tt.status == check.Fail && (res.Expected != "err (a refusal)" || len(res.Evidence.Notes) == 0 || res.Evidence.Notes[0] != refuseNote) {
+				t.Errorf("expected %q, notes %q", res.Expected, res.Evidence.Notes)
+			}
+			if tt.note != "" && !slices.Contains(res.Evidence.Notes, tt.note) {
+				t.Errorf("notes %q lack %q", res.Evidence.Notes, tt.note)
+			}
+		})
+	}
+	// The request carries the text beside the value, the lexeme in both.
+	var args []byte
+	s := &check.Suite{Name: Name, Checks: []check.Check{refuseCheck(r, OpFrame)}}
+	checktest.Execute(t, s, adapter.InProcess(fixedReply{err: &adapter.Error{}, args: &args}))
+	if want := `{"value":{"p":1e400},"value_text":"{\"p\":1e400}"}`; string(args) != want {
+		t.Errorf("args %s, want %s", args, want)
+	}
+	if id := s.Checks[0].ID; id != "crosslink/refuse/x/frame" {
+		t.Errorf("ID %s", id)
+	}
+	if name, op := nativeName("crosslink/refuse/x/canonical"); name != "x" || op != "canonical" {
+		t.Errorf("native name %s, %s", name, op)
+	}
+}
+
+// TestFuzzVectors: an input whose canonical JSON the reference refuses
+// becomes a refuse-v1.json case, from either target; other inputs make the
+// vectors they made before.
+func TestFuzzVectors(t *testing.T) {
+	tests := []struct {
+		name   string
+		vector func(string, []byte) (check.FuzzVector, bool)
+		input  string
+		file   string
+		text   string // the refuse case's value_text
+		ids    []string
+	}{
+		{"message beyond range", messageVector, `{"v":"1.0","t":"res","i":"A","p":[1E400]}`, RefuseFile, `{"v":"1.0","t":"res","i":"A","p":[1E400]}`,
+			[]string{"crosslink/refuse/v/canonical", "crosslink/refuse/v/frame"}},
+		{"value beyond range", messageVector, `-1e309`, RefuseFile, `-1e309`, []string{"crosslink/refuse/v/canonical", "crosslink/refuse/v/frame"}},
+		{"message underflowing", messageVector, `{"v":"1.0","t":"res","i":"A","p":1e-400}`, MessagesFile, "",
+			[]string{"crosslink/cases/v/canonical", "crosslink/cases/v/frame", "crosslink/cases/v/decode"}},
+		{"payload beyond range", decodeVector, "\ufeff{ \"v\":\"1.0\", \"t\":\"bye\", \"x\":1e400, \"x\":-1e999 }", RefuseFile, `{"v":"1.0","t":"bye","x":-1e999}`,
+			[]string{"crosslink/refuse/v/canonical", "crosslink/refuse/v/frame"}},
+		{"ping ts beyond range", decodeVector, `{"v":"1.0","t":"ping","ts":1e400}`, InvalidFile, "", []string{"crosslink/invalid/v"}},
+		{"payload in range", decodeVector, `{"v":"1.0","t":"bye","x":1e308}`, DecodeFile, "", []string{"crosslink/decode/v"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ok := tt.vector("v", []byte(tt.input))
+			if !ok {
+				t.Fatal("no vector")
+			}
+			e := v.Entry.(fuzzEntry)
+			if e.File != tt.file {
+				t.Fatalf("file %s, want %s", e.File, tt.file)
+			}
+			if c, isRefuse := e.Case.(fuzzRefuseCase); isRefuse && c.ValueText != tt.text {
+				t.Errorf("value_text %s, want %s", c.ValueText, tt.text)
+			}
+			var ids []string
+			for _, c := range v.Checks {
+				ids = append(ids, c.ID)
+			}
+			if !slices.Equal(ids, tt.ids) {
+				t.Errorf("checks %v, want %v", ids, tt.ids)
+			}
+			// The reference passes its own vector.
+			s := &check.Suite{Name: Name, Checks: v.Checks}
+			for _, r := range checktest.Execute(t, s, reference(t, "")).Results {
+				if r.Status != check.Pass {
+					t.Errorf("%s: %s %s", r.ID, r.Status, r.Reason)
+				}
+			}
+		})
 	}
 }

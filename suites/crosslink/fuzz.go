@@ -19,16 +19,18 @@ import (
 // The suite is fuzzable: `referee fuzz crosslink`.
 func init() { Definition.Fuzz = &fuzzSpec }
 
-// fuzzSpec has three targets, one per corpus file a finding lands in:
-// messages (canonicalJson, encodeFrame and the decode round trip of a
-// valid message), payloads for decodeMessage (decode-v1.json when the
-// reference accepts, invalid-v1.json with its error code when it does
-// not), and frame sizes around the limits (limits-v1.json).
+// fuzzSpec has three targets: messages (canonicalJson, encodeFrame and the
+// decode round trip of a valid message, messages-v1.json), payloads for
+// decodeMessage (decode-v1.json when the reference accepts, invalid-v1.json
+// with its error code when it does not), and frame sizes around the limits
+// (limits-v1.json). A message, or a decoded payload, whose canonical JSON
+// the reference refuses (a number beyond double range) is a refuse-v1.json
+// case.
 var fuzzSpec = check.FuzzSpec{
 	Targets: []check.FuzzTarget{
 		{
 			Name:     "message",
-			Doc:      "valid messages of every kind with generated members (numbers, strings of every class, host-language names, nesting): canonicalJson, encodeFrame and decodeMessage's round trip",
+			Doc:      "valid messages of every kind with generated members (numbers, strings of every class, host-language names, nesting): canonicalJson, encodeFrame and decodeMessage's round trip, or canonicalJson's and encodeFrame's refusal of a number beyond double range",
 			Needs:    []string{OpCanonical, OpFrame, OpDecode},
 			Input:    check.FuzzValue,
 			Weight:   30,
@@ -85,6 +87,12 @@ type fuzzPayloadCase struct {
 	Canonical *string `json:"canonical,omitempty"`
 }
 
+type fuzzRefuseCase struct {
+	Name      string `json:"name"`
+	Doc       string `json:"doc,omitempty"`
+	ValueText string `json:"value_text"`
+}
+
 type fuzzLimitCase struct {
 	Name         string `json:"name"`
 	Doc          string `json:"doc,omitempty"`
@@ -93,8 +101,8 @@ type fuzzLimitCase struct {
 }
 
 // fuzzFiles lays vectors out as a corpus: messages-v1.json and
-// invalid-v1.json always (upstream's reader requires both), decode-v1.json
-// and limits-v1.json when they have cases.
+// invalid-v1.json always (upstream's reader requires both), decode-v1.json,
+// limits-v1.json and refuse-v1.json when they have cases.
 func fuzzFiles(vectors []check.FuzzVector) (map[string][]byte, error) {
 	cases := map[string][]any{MessagesFile: {}, InvalidFile: {}}
 	for _, v := range vectors {
@@ -157,11 +165,27 @@ func call(op string, args any) (*canon.Value, *xl.Error) {
 	return &v, nil
 }
 
+// refusedByReference reports whether err is the reference's refusal to
+// write a value as canonical JSON: an error without a code, as the
+// TypeScript reference's TypeError for a number beyond double range has
+// none (an adapter error such as bad_args has one).
+func refusedByReference(err *xl.Error) bool { return err != nil && err.Code == "" }
+
+// refuseVector is a refuse-v1.json case: a value whose canonical JSON the
+// reference refuses, as text.
+func refuseVector(name, text, doc string) (check.FuzzVector, bool) {
+	return fuzzChecks(fuzzEntry{File: RefuseFile, Case: fuzzRefuseCase{Name: name, Doc: doc, ValueText: text}})
+}
+
 // messageVector is a messages-v1.json case: the reference's canonical text
-// and frame of a message whose canonical text it decodes again.
+// and frame of a message whose canonical text it decodes again; or a
+// refuse-v1.json case when the reference refuses its canonical text.
 func messageVector(name string, input []byte) (check.FuzzVector, bool) {
 	obj := json.RawMessage(input)
 	canonical, err := call(OpCanonical, map[string]json.RawMessage{"value": obj})
+	if refusedByReference(err) {
+		return refuseVector(name, string(input), "a value found by referee fuzz")
+	}
 	if err != nil || canonical.Kind != canon.String {
 		return check.FuzzVector{}, false
 	}
@@ -176,7 +200,11 @@ func messageVector(name string, input []byte) (check.FuzzVector, bool) {
 }
 
 // decodeVector is a decode-v1.json case with the canonical text of what the
-// reference decodes, or an invalid-v1.json case with its error code.
+// reference decodes, or an invalid-v1.json case with its error code; when
+// the reference decodes the payload but refuses the canonical text of what
+// it decoded, a refuse-v1.json case holding that message's text (the
+// message cannot travel back from an adapter as JSON, which has no
+// Infinity, so decodeMessage's acceptance of it is not judged).
 func decodeVector(name string, payload []byte) (check.FuzzVector, bool) {
 	c := fuzzPayloadCase{Name: name, Doc: "found by referee fuzz"}
 	if utf8.Valid(payload) {
@@ -195,6 +223,9 @@ func decodeVector(name string, payload []byte) (check.FuzzVector, bool) {
 		return fuzzChecks(fuzzEntry{File: InvalidFile, Case: c})
 	}
 	canonical, xerr := call(OpCanonical, map[string]json.RawMessage{"value": json.RawMessage(msg.String())})
+	if refusedByReference(xerr) {
+		return refuseVector(name, msg.String(), "a message found by referee fuzz, as decodeMessage reads its payload")
+	}
 	if xerr != nil || canonical.Kind != canon.String {
 		return check.FuzzVector{}, false
 	}

@@ -45,7 +45,7 @@ func Native(run *check.Run) *NativeReport {
 func nativeName(id string) (name, op string) {
 	parts := strings.Split(id, "/")
 	switch {
-	case len(parts) == 4 && parts[1] == "cases":
+	case len(parts) == 4 && (parts[1] == "cases" || parts[1] == "refuse"):
 		return parts[2], parts[3]
 	case len(parts) == 3 && parts[1] == "invalid":
 		return parts[2], "negative"

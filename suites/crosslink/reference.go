@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,10 @@ var modes = []check.Mode{
 	{Name: "case-insensitive-members", Doc: "reads member names regardless of case, as Go's encoding/json does: V is v"},
 	{Name: "utf16-length-prefix", Doc: "writes the frame's length prefix in UTF-16 code units (String.length), not bytes"},
 	{Name: "proto-dropped", Doc: "drops members named __proto__, as JavaScript code that copies members into a plain object does"},
+	{Name: "overflow-null", Doc: "writes null for a number beyond double range (1e400), as JSON.stringify does for Infinity, instead of refusing it"},
+	{Name: "overflow-infinity", Doc: "writes Infinity and -Infinity for a number beyond double range, as String(Infinity) without the reference's isFinite guard and Python's json.dumps do, instead of refusing it"},
+	{Name: "overflow-lexeme", Doc: "writes a number beyond double range as its lexeme (1e400), as a writer of Go's json.Number or Python's Decimal does, instead of refusing it"},
+	{Name: "underflow-refused", Doc: "refuses a number that underflows to zero (1e-400), as C code that takes strtod's ERANGE for an error does, instead of writing 0"},
 }
 
 // broken is what a broken mode does differently; the zero value is the
@@ -74,6 +79,10 @@ type broken struct {
 	numericVersion bool             // v compared as a number
 	foldCase       bool             // member names read regardless of case
 	utf16Prefix    bool             // length prefix in UTF-16 code units
+	// overflow, when set, is what is written for a number beyond double
+	// range (given its lexeme) instead of refusing it.
+	overflow        func(lexeme string) string
+	refuseUnderflow bool // a number that underflows to zero is refused
 }
 
 // brokenModes maps each of modes to its behaviour.
@@ -104,6 +113,19 @@ var brokenModes = map[string]broken{
 	"case-insensitive-members": {foldCase: true},
 	"utf16-length-prefix":      {utf16Prefix: true},
 	"proto-dropped":            {writer: &mutant.Writer{DropProto: true, Surrogates: mutant.Escape}},
+	"overflow-null":            {overflow: func(string) string { return "null" }},
+	"overflow-infinity":        {overflow: infinityText},
+	"overflow-lexeme":          {overflow: func(lexeme string) string { return lexeme }},
+	"underflow-refused":        {refuseUnderflow: true},
+}
+
+// infinityText is String(x) of the infinity a lexeme beyond double range
+// reads as.
+func infinityText(lexeme string) string {
+	if strings.HasPrefix(lexeme, "-") {
+		return "-Infinity"
+	}
+	return "Infinity"
 }
 
 // Handler is the built-in adapter: protocols/crosslink, honest or in one of
@@ -206,10 +228,73 @@ func toError(err error) *adapter.Error {
 }
 
 func (h *Handler) canonical(v canon.Value) ([]byte, error) {
-	if h.mode.writer != nil {
+	switch {
+	case h.mode.writer != nil:
 		return h.mode.writer.Append(nil, v)
+	case h.mode.overflow != nil:
+		// Every number written in advance, those beyond range the mode's
+		// way, then copied as it stands.
+		written, err := mapNumbers(v, func(lexeme string) (string, error) {
+			f, err := strconv.ParseFloat(lexeme, 64)
+			if math.IsInf(f, 0) {
+				return h.mode.overflow(lexeme), nil
+			}
+			if err != nil {
+				return "", err
+			}
+			return canon.FormatES6(f)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return (&mutant.Writer{Numbers: mutant.Lexeme, Surrogates: mutant.Escape}).Append(nil, written)
+	case h.mode.refuseUnderflow:
+		if _, err := mapNumbers(v, func(lexeme string) (string, error) {
+			if f, _ := strconv.ParseFloat(lexeme, 64); f == 0 && strings.ContainsAny(mantissa(lexeme), "123456789") {
+				return "", fmt.Errorf("number %s underflows to zero", lexeme)
+			}
+			return lexeme, nil
+		}); err != nil {
+			return nil, err
+		}
 	}
 	return xl.Canonical(v)
+}
+
+// mapNumbers returns a copy of v with each number's lexeme replaced by what
+// f makes of it, or f's first error.
+func mapNumbers(v canon.Value, f func(lexeme string) (string, error)) (canon.Value, error) {
+	var err error
+	switch v.Kind {
+	case canon.Number:
+		v.Num, err = f(v.Num)
+	case canon.Array:
+		elems := make([]canon.Value, len(v.Elems))
+		for i, e := range v.Elems {
+			if elems[i], err = mapNumbers(e, f); err != nil {
+				break
+			}
+		}
+		v.Elems = elems
+	case canon.Object:
+		members := make([]canon.Member, len(v.Members))
+		for i, m := range v.Members {
+			members[i].Key = m.Key
+			if members[i].Value, err = mapNumbers(m.Value, f); err != nil {
+				break
+			}
+		}
+		v.Members = members
+	}
+	return v, err
+}
+
+// mantissa is a number lexeme without its exponent.
+func mantissa(lexeme string) string {
+	if i := strings.IndexAny(lexeme, "eE"); i >= 0 {
+		return lexeme[:i]
+	}
+	return lexeme
 }
 
 func (h *Handler) frame(payload []byte) ([]byte, error) {

@@ -14,8 +14,14 @@ on stdout. stdout carries protocol only; logs go to stderr. The adapter exits
 0 when stdin closes.
 
 Ops:
-    canonicalJson {value: V}       -> ok: canonical JSON text of V, as a string
-    encodeFrame   {value: V}       -> ok: lowercase hex of u32_be(len) || payload
+    canonicalJson {value: V, value_text: T}
+                                   -> ok: canonical JSON text of V (read from T,
+                                      its exact text, when given), as a string;
+                                      err with no code for a number beyond double
+                                      range (1e400), as the reference throws
+    encodeFrame   {value: V, value_text: T}
+                                   -> ok: lowercase hex of u32_be(len) || payload;
+                                      err as canonicalJson, or payload_too_large
     decodeMessage {payload_hex: H} -> ok: the decoded message, or err with a
                                       Crosslink error code
 

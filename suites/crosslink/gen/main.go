@@ -1,7 +1,8 @@
 // Gen writes the crosslink suite's embedded corpus in suites/crosslink/corpus:
 // messages-v1.json and decode-v1.json, whose expected values come from the Go
-// reference implementation (protocols/crosslink), limits-v1.json, and the
-// manifest. invalid-v1.json is curated by hand and only checked here: every
+// reference implementation (protocols/crosslink), limits-v1.json,
+// refuse-v1.json, whose every value the reference's canonicalJson must
+// refuse, and the manifest. invalid-v1.json is curated by hand and only checked here: every
 // case must be rejected by the reference with its listed code.
 //
 // The suite's test regenerates it and compares; to rewrite the corpus, run
@@ -21,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/corpus"
 	xl "github.com/refereehq/referee/protocols/crosslink"
 )
@@ -81,6 +83,15 @@ var messages = []struct{ name, obj string }{
 	{"numbers-es6", `{"v":"1.0","t":"res","i":` + id + `,"p":{"a":1E21,"b":1e-7,"c":0.000001,"d":5e-324,"e":-0,"f":1.0,"g":1.7976931348623157e308,"h":9007199254740993,"i":0.1,"j":123456789012345678901,"k":1e20,"l":-1.5E-10,"m":0.30000000000000004,"n":999999999999999900000,"o":1e+6,"p":-0.0000033333333333333333}}`},
 	{"numbers-integers", `{"v":"1.0","t":"res","i":` + id + `,"p":[0,-1,1700000000000,9007199254740991,-9007199254740991,42]}`},
 	{"numbers-ping-exponent", `{"v":"1.0","t":"ping","ts":1.7E12}`},
+	// Underflow is not refused: JSON.parse reads 1e-400 as 0 (and -1e-400 as
+	// -0), a finite number, which String writes as 0. Around the smallest
+	// subnormal, 5e-324, half of it rounds to even (0) and anything above to
+	// it; a zero mantissa is 0 whatever its exponent.
+	{"numbers-underflow", `{"v":"1.0","t":"res","i":` + id + `,"p":{"a":1e-400,"b":-1e-400,"c":2e-324,"d":3e-324,"e":2.4703282292062327e-324,"f":2.4703282292062328e-324,"g":0e400,"h":-0E+999,"i":1E-324}}`},
+	// Just inside the double range: below the halfway point between the
+	// largest double and 2^1024 everything rounds to the largest double, and
+	// a mantissa and exponent that are each out of reach can meet within it.
+	{"numbers-near-overflow", `{"v":"1.0","t":"res","i":` + id + `,"p":[1.7976931348623158e308,` + halfway[:len(halfway)-1] + `1,-1.7976931348623158E+308,10e307,0.0001e312]}`},
 
 	// Strings: JSON.stringify's escapes, all else raw, lone surrogates as \udxxx.
 	{"strings-escapes", `{"v":"1.0","t":"res","i":` + id + `,"p":{"s":"\"\\\/\b\f\n\r\t\u0000\u001F\u007f\u2028\u2029<>&\u00e9\ud83d\ude02"}}`},
@@ -89,6 +100,32 @@ var messages = []struct{ name, obj string }{
 
 	// Nesting: the deepest value at depth 64 is allowed (65 is invalid_message).
 	{"depth-64", `{"v":"1.0","t":"req","i":` + id + `,"m":"echo","p":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`},
+}
+
+// halfway is the 309-digit integer halfway between the largest double and
+// 2^1024: it rounds to even, which is 2^1024, so it is Infinity; one less
+// is the largest double.
+const halfway = "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792"
+
+// refusals are values canonicalJson must refuse: a number that JSON.parse
+// reads as Infinity or -Infinity, in every position a message can hold one,
+// and every way its lexeme can get there. The text is written into the file
+// as a JSON string, so its lexemes survive any reader of the file.
+var refusals = []struct{ name, doc, text string }{
+	{"ping-ts", "a ping whose ts, a member of the message itself, is 1e400", `{"v":"1.0","t":"ping","ts":1e400}`},
+	{"nested", "1e400 nested in objects and an array in a response's payload", `{"v":"1.0","t":"res","i":` + id + `,"p":{"a":{"b":[{"c":1e400}]}}}`},
+	{"array", "1e400 among finite numbers in a chunk's array", `{"v":"1.0","t":"chunk","i":` + id + `,"n":0,"d":[1,2,1e400,4]}`},
+	{"negative", "-1e400, which is -Infinity, in an event's payload", `{"v":"1.0","t":"evt","s":` + sub + `,"e":"tasks.status","p":{"pct":-1e400}}`},
+	{"exponent-309", "1e309, the first power of ten beyond double range", `{"v":"1.0","t":"res","i":` + id + `,"p":{"x":1e309}}`},
+	{"exponent-uppercase-plus", "1E+400, an upper-case E with a plus sign", `{"v":"1.0","t":"res","i":` + id + `,"p":{"x":1E+400}}`},
+	{"negative-uppercase", "-1E400 in a request's params", `{"v":"1.0","t":"req","i":` + id + `,"m":"echo","p":[-1E400]}`},
+	{"unknown-member", "1e400 in a member the validator does not know, which decodeMessage keeps", `{"v":"1.0","t":"bye","x-extra":1e400}`},
+	{"top-level", "the number 1e400 on its own", `1e400`},
+	{"integer-halfway", "the 309-digit integer halfway between the largest double and 2^1024, which rounds to even: to 2^1024, Infinity", `{"v":"1.0","t":"res","i":` + id + `,"p":` + halfway + `}`},
+	{"mantissa-last-digit", "1.7976931348623159e308: the largest double's 17 digits with the last raised, past the halfway point", `{"v":"1.0","t":"res","i":` + id + `,"p":1.7976931348623159e308}`},
+	{"mantissa-carries", "1000e306: an exponent within range whose mantissa carries it to 1e309", `{"v":"1.0","t":"res","i":` + id + `,"p":[1000e306]}`},
+	{"fraction-exponent", "0.1e310, a fraction under an exponent beyond range: 1e309", `{"v":"1.0","t":"res","i":` + id + `,"p":[0.1e310]}`},
+	{"long-mantissa", "a 400-digit number with a fraction and no exponent, 2e308 and a little", `{"v":"1.0","t":"res","i":` + id + `,"p":2` + strings.Repeat("0", 308) + `.` + strings.Repeat("0", 90) + `1}`},
 }
 
 // decodes are payloads that are not canonical but must decode.
@@ -174,6 +211,17 @@ func run(dir string) error {
 	if err := write(dir, "limits-v1.json", string(lim)); err != nil {
 		return err
 	}
+
+	var rcases []string
+	for _, r := range refusals {
+		if err := refused([]byte(r.text)); err != nil {
+			return fmt.Errorf("refuse case %s: %w", r.name, err)
+		}
+		rcases = append(rcases, fmt.Sprintf(`{"name":%s,"doc":%s,"value_text":%s}`, quote(r.name), quote(r.doc), quote(r.text)))
+	}
+	if err := write(dir, "refuse-v1.json", `{"version":1,"cases":[`+strings.Join(rcases, ",")+`]}`); err != nil {
+		return err
+	}
 	if err := checkInvalid(dir); err != nil {
 		return err
 	}
@@ -193,6 +241,27 @@ func roundTrip(payload, want []byte) error {
 	}
 	if !bytes.Equal(got, want) {
 		return fmt.Errorf("decodes to %s, not %s", got, want)
+	}
+	return nil
+}
+
+// refused requires the reference to read text and to refuse to write it,
+// as canonicalJson and encodeFrame, for a number beyond double range and
+// with no Crosslink code, as the TypeScript reference's TypeError has none.
+func refused(text []byte) error {
+	v, err := xl.ParseValue(text)
+	if err != nil {
+		return err
+	}
+	if out, err := xl.Canonical(v); err == nil {
+		return fmt.Errorf("the reference writes it: %s", out)
+	} else if !errors.Is(err, canon.ErrNumberRange) {
+		return fmt.Errorf("the reference refuses it for another reason: %w", err)
+	}
+	_, err = xl.EncodeFrame(v, 0)
+	var xe *xl.Error
+	if err == nil || errors.As(err, &xe) {
+		return fmt.Errorf("encodeFrame gives %v, not canonicalJson's error", err)
 	}
 	return nil
 }
