@@ -75,6 +75,12 @@ var counts = map[string]int{
 	fablepool.Name: 2000,
 }
 
+// provenElsewhere names the suites whose broken modes are not all within
+// their fuzz targets' reach, and the test that proves the ones that are.
+var provenElsewhere = map[string]string{
+	"cgp-vectors": "suites/cgpvectors TestEveryFuzzedModeIsFound",
+}
+
 // TestEveryBrokenModeIsFound fuzzes each broken mode of each fuzzable
 // suite's built-in implementation from a fixed seed, within a fixed count,
 // and requires a finding; then it replays the corpus written, through the
@@ -87,6 +93,10 @@ func TestEveryBrokenModeIsFound(t *testing.T) {
 			continue
 		}
 		fuzzable++
+		if where, ok := provenElsewhere[def.Name]; ok {
+			t.Logf("%s: its fuzzed modes are proved by %s (some of its modes are not in its fuzz targets' reach)", def.Name, where)
+			continue
+		}
 		count, ok := counts[def.Name]
 		if !ok {
 			t.Errorf("%s is fuzzable: give it a count in counts", def.Name)

@@ -2,9 +2,49 @@ package cgp
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/refereehq/referee/canon"
 )
+
+// FrameError is a frame of a frames reply that CheckFrameMembers refuses:
+// the reply's frame Index, its id (when it has a string one) and why.
+type FrameError struct {
+	Index int
+	ID    string
+	Err   error
+}
+
+func (e *FrameError) Error() string {
+	id := "no id"
+	if e.ID != "" {
+		id = "id " + strconv.Quote(e.ID)
+	}
+	return fmt.Sprintf("result.frames[%d] (%s): %v", e.Index, id, e.Err)
+}
+
+func (e *FrameError) Unwrap() error { return e.Err }
+
+// checkServedFrames applies CheckFrameMembers to each frame of a frames
+// envelope, as parsed; the first frame it refuses is a *FrameError. A
+// result or frames member of the wrong shape is decoding's to refuse.
+func checkServedFrames(env canon.Value) error {
+	result, _ := env.Lookup("result")
+	frames, _ := result.Lookup("frames")
+	if frames.Kind != canon.Array {
+		return nil
+	}
+	for i, f := range frames.Elems {
+		if err := CheckFrameMembers(f); err != nil {
+			fe := &FrameError{Index: i, Err: err}
+			if id, ok := f.Lookup("id"); ok && id.Kind == canon.String {
+				fe.ID = id.Str
+			}
+			return fe
+		}
+	}
+	return nil
+}
 
 // CheckFrameMembers refuses a served frame that the reference reader
 // (serde, over upstream's contextgraph-types) refuses for its members,

@@ -252,33 +252,59 @@ type ProofStep struct {
 const MaxLine = 16 << 20
 
 // DecodeEnvelope reads one envelope from a line (or an HTTP body): one JSON
-// object with a string type; unknown members are ignored.
+// object with a string type; unknown members are ignored. A member the
+// wire types require but that is missing reads as its zero value: use
+// DecodeReply for what a provider serves.
 func DecodeEnvelope(data []byte) (*Envelope, error) {
+	env, _, err := decodeEnvelope(data)
+	return env, err
+}
+
+// DecodeReply reads a provider's reply as the reference host does:
+// DecodeEnvelope, and then every frame of a frames reply through
+// CheckFrameMembers. A frame without a required member, at any level, is no
+// ContextFrame, so the reply is refused with a *FrameError naming the frame
+// and the member, never read with an empty value in its place.
+func DecodeReply(data []byte) (*Envelope, error) {
+	env, v, err := decodeEnvelope(data)
+	if err != nil {
+		return nil, err
+	}
+	if env.Type == TypeFrames {
+		if err := checkServedFrames(v); err != nil {
+			return nil, err
+		}
+	}
+	return env, nil
+}
+
+// decodeEnvelope is DecodeEnvelope, with the envelope as parsed JSON too.
+func decodeEnvelope(data []byte) (*Envelope, canon.Value, error) {
 	data = bytes.TrimRight(data, "\r\n")
 	// encoding/json would take duplicate members (last wins), invalid UTF-8
 	// and member names in any case; the reference reader (serde) refuses them.
 	v, err := canon.Parse(data, canon.ReadOptions{MaxDepth: 128})
 	if err != nil {
-		return nil, fmt.Errorf("not one JSON text: %v", err)
+		return nil, v, fmt.Errorf("not one JSON text: %v", err)
 	}
 	if err := caseExact(v, reflect.TypeFor[Envelope](), "envelope"); err != nil {
-		return nil, err
+		return nil, v, err
 	}
 	if v.Kind != canon.Object {
-		return nil, fmt.Errorf("not a JSON object but %s", v.Kind)
+		return nil, v, fmt.Errorf("not a JSON object but %s", v.Kind)
 	}
 	typ, ok := v.Lookup("type")
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("no type member")
+		return nil, v, fmt.Errorf("no type member")
 	case typ.Kind != canon.String:
-		return nil, fmt.Errorf("type is %s, not a string", typ.Kind)
+		return nil, v, fmt.Errorf("type is %s, not a string", typ.Kind)
 	}
 	var env Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
-		return nil, fmt.Errorf("%s envelope: %v", typ.Str, err)
+		return nil, v, fmt.Errorf("%s envelope: %v", typ.Str, err)
 	}
-	return &env, nil
+	return &env, v, nil
 }
 
 // caseExact refuses, inside the envelope's own objects, a member whose name

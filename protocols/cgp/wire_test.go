@@ -2,8 +2,10 @@ package cgp
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/refereehq/referee/internal/sharedtest"
@@ -95,4 +97,46 @@ func FuzzDecodeEnvelope(f *testing.F) {
 			t.Fatalf("an encoded envelope does not decode: %v\n%s", err, line)
 		}
 	})
+}
+
+// TestDecodeReplyRefusesMissingMembers: a frame without a required member,
+// at any level, is no ContextFrame. DecodeEnvelope reads the zero value in
+// its place, as encoding/json does; DecodeReply refuses the reply, naming
+// the frame and the member, as the reference host's reader (serde) does.
+func TestDecodeReplyRefusesMissingMembers(t *testing.T) {
+	frame := func(members string) string {
+		return `{"type":"frames","result":{"frames":[{"id":"ok","kind":"doc","title":"t","content":"c","score":0.5,"token_cost":1},` +
+			`{"id":"f2","kind":"doc","title":"t","content":"c","score":0.5,"token_cost":1` + members + `}],"truncated":false}}`
+	}
+	for _, tc := range []struct {
+		name, line string
+		want       string // in the error; "" when the reply decodes
+	}{
+		{"whole", frame(`,"relations":[{"rel":"doc.documents","target_uri":"x"}],"provenance":[{"type":"file"}]`), ""},
+		{"relation without rel", frame(`,"relations":[{"target_uri":"x","type":"doc.documents"}]`), `result.frames[1] (id "f2"): frame.relations[0] has no rel, which is required`},
+		{"relation with null target", frame(`,"relations":[{"rel":"r","target_uri":null}]`), `frame.relations[0].target_uri is null`},
+		{"link without type", frame(`,"provenance":[{"type":"file"},{"uri":"u"}]`), `frame.provenance[1] has no type`},
+		{"content_ref without uri", frame(`,"content_ref":{"provider_id":"p"}`), `frame.content_ref has no uri`},
+		{"transform without version", frame(`,"transform":{"method":"m","implementation":"i"}`), `frame.transform has no version`},
+		{"embedding without fingerprint", frame(`,"embedding":{"vector":[1]}`), `frame.embedding has no fingerprint`},
+		{"null provenance", frame(`,"provenance":null`), `frame.provenance is null`},
+		{"no title, no id", `{"type":"frames","result":{"frames":[{"kind":"doc","score":0,"token_cost":0}],"truncated":false}}`, `result.frames[0] (no id): frame has no id`},
+	} {
+		line := []byte(tc.line)
+		if _, err := DecodeEnvelope(line); err != nil {
+			t.Errorf("%s: DecodeEnvelope: %v", tc.name, err)
+		}
+		_, err := DecodeReply(line)
+		var fe *FrameError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: DecodeReply: %v", tc.name, err)
+		case tc.want != "" && (!errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: DecodeReply: %v, want a *FrameError saying %q", tc.name, err, tc.want)
+		}
+	}
+	// Only frames replies carry frames; another envelope is read as DecodeEnvelope reads it.
+	if _, err := DecodeReply([]byte(`{"type":"verified","response":{"verdicts":[{"frame":{"frame_id":"f"},"status":"valid"}]}}`)); err != nil {
+		t.Errorf("verified: %v", err)
+	}
 }

@@ -59,6 +59,9 @@ type outcome struct {
 	notes    []string
 	// expected and actual are the values a failure compares.
 	expected, actual string
+	// level, when set, is the level a failure is judged at instead of the
+	// check's.
+	level check.Level
 }
 
 func pass(format string, a ...any) outcome {
@@ -80,46 +83,46 @@ func (o outcome) want(expected, actual string) outcome {
 var infos = []info{
 	{CheckHandshake, "the provider acks a version of the contextgraph/1 family with a non-blank name and version (H1–H3)",
 		"sends handshake with protocol_version " + cgp.ProtocolVersion + "; the reply must be a handshake_ack in the same major family, with provider.name and provider.version non-blank.", false, false, check.Must,
-		"CGP §H1–H3: the ack names a protocol_version of the host's major family; provider.name and provider.version MUST be non-empty."},
+		clauseHandshake},
 	{CheckConsentScope, "the declared egress scopes are well-formed and consistent with egress (C5)",
 		"reads the ack: every egress scope is local-only, org-tenant, third-party-index, third-party-model or a namespaced vendor:name; an off-machine scope with egress=false fails.", false, false, check.Must,
-		"CGP §C5: every scope but local-only is off-machine; an off-machine scope with egress=false is a contradiction, and a custom scope is namespaced vendor:name."},
+		clauseConsent},
 	{CheckFrameValidity, "every frame of the probe query is valid (F1–F6, D1, P1–P4, G1, G2, Q2)",
 		"sends the probe query (max_frames 8, max_tokens 4096) and checks each frame: score in [0,1], non-blank title and citation_label, the representation invariants, RFC 3339 UTC timestamps with a valid_to after valid_from, sha256 digests (content_digest the SHA-256 of the content), file provenance with a digest, relations with a target and a label, no attestation inside a frame.", false, false, check.Must,
-		"CGP §F1–F6, D1, P1–P4, G1, G2, Q2: the frame rules (score in [0,1], citation_label present and non-blank, representation invariants, UTC timestamps, sha256 digests, no attestation inside a frame)."},
+		clauseFrameValidity},
 	{CheckVerifyHonesty, "verify says valid for the served digests and stale for changed ones (V1–V4)",
 		"sends verify with the served frames' identities, then with each digest replaced by another well-formed one: every real digest must be valid, every changed one stale (a replacement_digest, if given, must be the served one).", false, true, check.Must,
-		"CGP §V1–V4: verify answers valid for a served digest and MUST answer stale for a changed one."},
+		clauseVerify},
 	{CheckBudgetHonesty, "the probe reply keeps its budget and declares honest token costs (B1, B3, B4)",
 		"the probe reply must hold at most 8 frames and 4096 tokens, and each token_cost must equal ceil(UTF-8 bytes of content / 4), 0 for a frame without content.", false, true, check.Must,
-		"CGP §B1, B3, B4: sum(token_cost) ≤ max_tokens, token_cost == ceil(utf8_len(content)/4) exactly, len(frames) ≤ max_frames."},
+		clauseBudget},
 	{CheckAsOfTemporal, "a query pinned with as_of returns only frames valid at that instant (Q2)",
 		"sends the probe with as_of 2026-07-01T00:00:00Z and again with 2026-02-01T00:00:00Z: no returned frame may have valid_from after the pin or valid_to at or before it, compared as instants.", false, false, check.Must,
-		"CGP §Q2: as_of selects frames whose window [valid_from, valid_to) holds the instant, compared as instants."},
+		clauseAsOf},
 	{CheckKindsFilter, "a kinds filter returns only frames of those kinds (Q1)",
 		"sends the probe with kinds set to the first kind the provider declares: every frame returned must be of that kind.", false, false, check.Must,
-		"CGP §Q1: a non-empty kinds list is a filter: no frame outside it (or the error unsupported_kind)."},
+		clauseKinds},
 	{CheckAnchorRelevance, "a graph provider returns the anchored frame (G3/G4)",
 		"anchors the probe on the relation target (or uri) of the frame the provider ranked last, with max_frames 1: the one frame returned must be anchored (its uri or a relation target is the anchor).", false, true, check.Must,
-		"CGP §G3/G4: a graph provider returns at least one anchored frame (ranking it first is only a SHOULD)."},
+		clauseAnchors},
 	{CheckProvenance, "file provenance digests match the bytes on this machine (§6.2)",
 		"re-reads every file:// provenance link of the probe reply, takes its line range (F17) and compares the SHA-256 with the declared digest; unreadable files are not counted.", false, true, check.Must,
-		"CGP §6.2: a file provenance digest is the SHA-256 of the bytes (and line range, F17) it names."},
+		clauseProvenance},
 	{CheckShutdownClean, "the provider shuts down cleanly (R2)",
 		"sends shutdown: a stdio provider must exit with status 0 within 2 s (referee then kills its process group).", false, false, check.Must,
-		"CGP §R2: on shutdown a stdio provider tears down cleanly: it exits with status 0."},
+		clauseShutdown},
 	{CheckMalformedInput, "a garbage line gets bad_request and the provider stays alive (R1)",
 		"on a fresh connection, after the handshake, writes `this is not valid json {{{` then the probe query: the provider must answer the garbage with an error whose code is bad_request (or ignore it) and then answer the query with frames.", true, false, check.Must,
-		"CGP §R1: a line that is not an envelope gets an error with code bad_request (or is ignored), and the provider stays alive."},
+		clauseMalformed},
 	{CheckEmbedding, "an embedding of the wrong dimension is refused (E1)",
 		"on a fresh connection, sends the probe with an embedding whose length contradicts the declared fingerprint's dimension: the reply must be an error (bad_request expected), not frames.", true, false, check.Should,
-		"CGP §E1: an embedding whose length contradicts the declared fingerprint's dimension SHOULD get bad_request."},
+		clauseEmbedding},
 	{CheckCorrelation, "a correlating provider echoes the request id (H4)",
 		"on a fresh connection, sends the probe with id cgp-conformance-h4-7f3a: the frames reply must carry that id exactly; then writes two probes at once (ids …-a and …-b): each reply must carry its own query's id.", true, false, check.Must,
-		"CGP §H4: a provider declaring correlation MUST echo the request id verbatim on frames and error replies; pipelining is allowed."},
+		clauseCorrelation},
 	{CheckAttestation, "every provenance attestation verifies against a published key (F6–F15)",
 		"reads attester_keys from the ack and frame_attestations / result_attestation from the probe reply: each frame commitment, each inclusion proof and the result root are recomputed from the frames as served and each Ed25519 signature verified strictly.", false, true, check.Must,
-		"CGP §F6–F15: every provenance attestation verifies against a published attester key (frame commitments, inclusion proofs, the result root, Ed25519)."},
+		clauseAttestation},
 }
 
 // suite returns the suite's checks; they run against the connection
@@ -317,7 +320,7 @@ func runCheck(ctx context.Context, s *check.Session, in info) check.Outcome {
 	}
 	out := check.Outcome{Status: o.status, Reason: reason, Notes: o.notes}
 	if o.status == check.Fail {
-		out.Expected, out.Actual = o.expected, o.actual
+		out.Expected, out.Actual, out.Level = o.expected, o.actual, o.level
 		if out.Expected == "" {
 			out.Expected = in.doc
 		}

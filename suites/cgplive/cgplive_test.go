@@ -133,6 +133,9 @@ var modeFailures = map[string][]string{
 	"banner":                {handshake, malformed},
 	"hang-on-shutdown":      {shutdown},
 	"other-id":              {correlation},
+	// Every check that reads a frames reply, and only those: the reply is
+	// refused for the relation's missing rel.
+	"misnamed-rel": {validity, verify, budget, asOf, kinds, anchors, provenance, malformed, correlation, attestation},
 }
 
 // evidenceWords is a word each mode's failing evidence must contain, so a
@@ -146,7 +149,7 @@ var evidenceWords = map[string]string{
 	"rubber-stamp-verify": "rubber stamp", "hollow-verify": "not valid", "scope-lie": "§C5", "ignore-kinds": "§Q1",
 	"ignore-anchors": "§G4", "ignore-as-of": "valid_from", "ignore-valid-to": "valid_to", "accept-bad-embedding": "§E1",
 	"drop-correlation-id": "no id", "other-id": "-x", "hang-on-shutdown": "did not exit", "crash-on-garbage": "crashed",
-	"crash-on-query": "crashed",
+	"crash-on-query": "crashed", "misnamed-rel": `result.frames[0] (id "frm_`,
 }
 
 func TestHonestProviderOverStdio(t *testing.T) {
@@ -408,6 +411,18 @@ func hostile(name, docs string) int {
 					}
 				}
 				line, _ = cgp.Encode(env)
+			case name == "weak-key" && env.Type == cgp.TypeHandshakeAck:
+				// The identity point as the key: R = identity, S = 0 verifies
+				// any message under it for a verifier that is not strict.
+				env.AttesterKeys[0].PublicKey = "01" + strings.Repeat("00", 31)
+				line, _ = cgp.Encode(env)
+			case name == "weak-key" && env.Type == cgp.TypeFrames:
+				forged := "01" + strings.Repeat("00", 63)
+				for i := range env.Result.FrameAttestations {
+					env.Result.FrameAttestations[i].Attestation.Signature = forged
+				}
+				env.Result.ResultAttestation.Signature = forged
+				line, _ = cgp.Encode(env)
 			case name == "hollow-attestations" && env.Type == cgp.TypeFrames:
 				for i := range env.Result.FrameAttestations {
 					env.Result.FrameAttestations[i].Attestation = nil
@@ -503,6 +518,52 @@ func TestInterruptedRunIsNotAVerdict(t *testing.T) {
 	for _, r := range res.Run.Results {
 		if r.Status != check.Error || !strings.Contains(r.Reason, "interrupted") {
 			t.Errorf("%s: %s %q, want an error saying the run was interrupted", r.ID, r.Status, r.Reason)
+		}
+	}
+}
+
+// TestWeakKeyAttestationIsAShould: attestations that verify under a
+// small-order key, as crypto/ed25519 verifies, and that only a strict
+// verifier refuses fail attestation as a should (§6.5.4), not a must.
+func TestWeakKeyAttestationIsAShould(t *testing.T) {
+	t.Parallel()
+	sel, err := check.Select(allChecks(t), []string{"cgp/attestation"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := cgplive.Run(context.Background(), hostileTarget(docsDir(t), "weak-key"), sel)
+	r := res.Run.Results[0]
+	if r.Status != check.Fail || r.Level != check.Should || !strings.Contains(r.Reason, "MalformedKey") || !slices.ContainsFunc(r.Evidence.Notes, func(n string) bool { return strings.Contains(n, "strict verifier") }) {
+		t.Errorf("%s %s: %s %v, want a should failure (MalformedKey) noting the strict verifier", r.Status, r.Level, r.Reason, r.Evidence.Notes)
+	}
+	if c := res.Run.Counts(); c.Warn != 1 || c.Fail != 0 {
+		t.Errorf("counts %+v, want one warning", c)
+	}
+	// A forged signature under an honest key is a must failure.
+	honest := cgplive.Run(context.Background(), stdioTarget(docsDir(t), "forge-signature"), sel).Run.Results[0]
+	if honest.Status != check.Fail || honest.Level != check.Must {
+		t.Errorf("forge-signature: %s %s", honest.Status, honest.Level)
+	}
+}
+
+// TestLevelsAndClauses: every check has a level and a clause that names its
+// source (upstream's SPEC, by rule or section); embedding-fingerprint is the
+// one should (E1 says SHOULD), the others are musts.
+func TestLevelsAndClauses(t *testing.T) {
+	t.Parallel()
+	for _, c := range allChecks(t) {
+		want := check.Must
+		if c.ID == "cgp/"+embedding {
+			want = check.Should
+		}
+		if c.Level != want {
+			t.Errorf("%s: level %q, want %s", c.ID, c.Level, want)
+		}
+		if !strings.HasPrefix(c.Clause, "CGP SPEC ") {
+			t.Errorf("%s: clause %q does not start with its source", c.ID, c.Clause)
+		}
+		if want == check.Should && !strings.Contains(c.Clause, "SHOULD") {
+			t.Errorf("%s: a should check whose clause has no SHOULD: %q", c.ID, c.Clause)
 		}
 	}
 }

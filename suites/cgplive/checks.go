@@ -463,6 +463,9 @@ const garbage = "this is not valid json {{{"
 func malformedInput(ctx context.Context, h *host.Host) outcome {
 	q, _ := cgp.Encode(&cgp.Envelope{Type: cgp.TypeQuery, Query: ptr(probeQuery())})
 	replies, err := h.Pipeline(ctx, [][]byte{[]byte(garbage), q}, 1)
+	if o, ok := refused("query after the malformed line", err); ok {
+		return o
+	}
 	if err != nil {
 		return fail("after a malformed line the provider broke: %v", err).want(wantMalformed, err.Error())
 	}
@@ -471,6 +474,9 @@ func malformedInput(ctx context.Context, h *host.Host) outcome {
 	case cgp.TypeFrames:
 		// It ignored the garbage; it must still be alive to answer again.
 		env, err := h.Query(ctx, probeQuery(), nil)
+		if o, ok := refused("second query after the malformed line", err); ok {
+			return o
+		}
 		if err != nil {
 			return fail("provider ignored the malformed line, answered one query, then broke: %v", err).want(wantMalformed, err.Error())
 		}
@@ -487,6 +493,9 @@ func malformedInput(ctx context.Context, h *host.Host) outcome {
 		return fail("provider answered the malformed line with an unexpected %q envelope", first.Type).want(wantMalformed, fmt.Sprintf("a %q envelope", first.Type))
 	}
 	more, err := h.Pipeline(ctx, nil, 1)
+	if o, ok := refused("query after the malformed line", err); ok {
+		return o
+	}
 	if err != nil {
 		return fail("provider errored with `bad_request` but did not stay alive: %v", err).want(wantMalformed, err.Error())
 	}
@@ -534,6 +543,11 @@ func embedding(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
 		o.notes = []string{"the error's code is not bad_request, which SPEC recommends: " + err.Error()}
 		return o
 	case err != nil:
+		if o, ok := refused(fmt.Sprintf("query with a %d-dim embedding", n), err); ok {
+			// It answered frames, which E1 does not want either.
+			o.evidence = fmt.Sprintf("provider answered `frames` to a %d-dim embedding against its declared %s (%d-dim) fingerprint (§E1); ", n, *fp, dim) + o.evidence
+			return o
+		}
 		return fail("a %d-dim embedding against the declared %d-dim fingerprint broke the provider: %v", n, dim, err).want(wantEmbedding, err.Error())
 	}
 	return fail("provider answered `frames` to a %d-dim embedding against its declared %s (%d-dim) fingerprint (§E1)", n, *fp, dim).want(wantEmbedding, "a frames reply")
@@ -558,6 +572,9 @@ func correlation(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
 	// matched to its query by id.
 	ids := []string{CorrelationID + "-a", CorrelationID + "-b"}
 	replies, err := h.QueryPipelined(ctx, []cgp.ContextQuery{probeQuery(), probeQuery()}, ids)
+	if o, ok := refused("pipelined queries", err); ok {
+		return o
+	}
 	if err != nil {
 		return fail("provider echoed the id of one query, but with two pipelined queries (ids %q, %q): %v (§H4)", ids[0], ids[1], err).
 			want(fmt.Sprintf("replies carrying ids %q and %q", ids[0], ids[1]), err.Error())
@@ -574,7 +591,22 @@ const (
 
 // queryFailed is the failure of a query the check needed answered.
 func queryFailed(what string, err error) outcome {
+	if o, ok := refused(what, err); ok {
+		return o
+	}
 	return fail("%s failed: %v", what, err).want("a frames reply to the "+what, err.Error())
+}
+
+// refused is the failure of a check that received a frames reply the host
+// refused because a frame lacks a required member (cgp.FrameError): the
+// evidence names the frame and the member. ok is false for any other error.
+func refused(what string, err error) (o outcome, ok bool) {
+	var fe *cgp.FrameError
+	if !errors.As(err, &fe) {
+		return outcome{}, false
+	}
+	return fail("the reply to the %s carries a frame without a required member: %v (shape: a missing member is no empty value; the reference host refuses the whole reply)", what, fe).
+		want("every frame with the members the wire types require", fe.Error()), true
 }
 
 // listIfAny is prefix and the items joined, or "" when there are none.

@@ -1,9 +1,12 @@
 package cgplive
 
 import (
+	"crypto/ed25519"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
+	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -52,6 +55,18 @@ func attestation(ack *cgp.Envelope, res *cgp.ContextQueryResult) outcome {
 		}
 		return cgp.VerifyAttestation(a, want, k.PublicKey)
 	}
+	// strict stays true while every problem is a refusal only a strict
+	// verifier makes (§6.5.4 SHOULDs one): a weak key or R that
+	// crypto/ed25519 accepts.
+	strict := true
+	judge := func(a cgp.ProvenanceAttestation, want cgp.Hash) (cgp.Verdict, bool) {
+		v := verify(a, want)
+		if v.Kind == cgp.VerdictValid {
+			return v, true
+		}
+		strict = strict && (v.Kind == cgp.VerdictMalformedKey || v.Kind == cgp.VerdictBadSignature) && lenientValid(a, want, keys[a.KeyID].PublicKey)
+		return v, false
+	}
 	ids, leaves := cgp.ResultLeaves(name, res.Frames)
 	root := cgp.MerkleRoot(leaves)
 	var problems, notes []string
@@ -65,13 +80,14 @@ func attestation(ack *cgp.Envelope, res *cgp.ContextQueryResult) outcome {
 			}
 		}
 		if idx < 0 {
+			strict = false
 			problems = append(problems, fmt.Sprintf("frame_attestations[%d] names frame %s of provider %q, which the reply does not carry (§F9, §F12)", k, fa.Frame.FrameID, fa.Frame.ProviderID))
 			continue
 		}
 		attested[fa.Frame.FrameID] = true
 		if fa.Attestation != nil {
 			signed++
-			if v := verify(*fa.Attestation, leaves[idx]); v.Kind != cgp.VerdictValid {
+			if v, ok := judge(*fa.Attestation, leaves[idx]); !ok {
 				problems = append(problems, fmt.Sprintf("frame_attestations[%d] (frame %s): %s", k, fa.Frame.FrameID, v))
 			}
 			if fa.Frame.ContentDigest == nil {
@@ -82,6 +98,7 @@ func attestation(ack *cgp.Envelope, res *cgp.ContextQueryResult) outcome {
 			proofs++
 			p := *fa.InclusionProof
 			got, err := cgp.ProofRoot(leaves[idx], p)
+			strict = strict && err == nil && p.LeafCount == uint64(len(leaves)) && got == root && res.ResultAttestation != nil
 			switch {
 			case err != nil:
 				problems = append(problems, fmt.Sprintf("frame_attestations[%d] (frame %s): inclusion proof: %v", k, fa.Frame.FrameID, err))
@@ -98,7 +115,7 @@ func attestation(ack *cgp.Envelope, res *cgp.ContextQueryResult) outcome {
 		return skip("provider publishes attester_keys, but its frame_attestations carry no attestation or inclusion proof")
 	}
 	if res.ResultAttestation != nil {
-		if v := verify(*res.ResultAttestation, root); v.Kind != cgp.VerdictValid {
+		if v, ok := judge(*res.ResultAttestation, root); !ok {
 			problems = append(problems, fmt.Sprintf("result_attestation over %d frame(s): %s", len(leaves), v))
 		}
 	}
@@ -107,6 +124,11 @@ func attestation(ack *cgp.Envelope, res *cgp.ContextQueryResult) outcome {
 	}
 	if len(problems) > 0 {
 		o := fail("%s", strings.Join(problems, "; ")).want("every attestation verifies (verdict valid) against a published key", strings.Join(problems, "; "))
+		if strict {
+			// §6.5.4 asks for a strict verifier with a SHOULD.
+			o.level = check.Should
+			notes = append(notes, "every refusal is a strict verifier's: the key or R is a small-order or non-canonical point, under which crypto/ed25519 accepts the signature; §6.5.4 SHOULDs a strict verifier, so this is a warning")
+		}
 		o.notes = notes
 		return o
 	}
@@ -117,4 +139,16 @@ func attestation(ack *cgp.Envelope, res *cgp.ContextQueryResult) outcome {
 	o := pass("%s verify under the published attester_keys: commitments recomputed from the frames as served, strict Ed25519 (§6.5)", what)
 	o.notes = notes
 	return o
+}
+
+// lenientValid reports whether a verifies over want under keyHex as a
+// verifier that is not strict answers (crypto/ed25519: a small-order or
+// non-canonical key or R accepted), its encodings otherwise well-formed.
+func lenientValid(a cgp.ProvenanceAttestation, want cgp.Hash, keyHex string) bool {
+	key, kerr := hex.DecodeString(keyHex)
+	sig, serr := hex.DecodeString(a.Signature)
+	signed, herr := cgp.ParseHash(a.SignedCommitment)
+	return kerr == nil && serr == nil && herr == nil && strings.ToLower(keyHex) == keyHex && strings.ToLower(a.Signature) == a.Signature &&
+		len(key) == ed25519.PublicKeySize && len(sig) == ed25519.SignatureSize && a.Algorithm == "ed25519" && signed == want &&
+		ed25519.Verify(key, signed[:], sig)
 }

@@ -84,6 +84,8 @@ type Corpus struct {
 	Ranges     []RangeCase        // the line-range grammar's vectors
 	Provenance *ProvenanceVectors // upstream's provenance attestation vectors
 	Envelopes  []EnvelopeCase     // upstream's reference envelopes
+	// Found are the op cases of a corpus of found vectors (ReadFound).
+	Found []OpCase
 }
 
 // DigestCase is one digest case: a wire object and its three artifacts.
@@ -193,11 +195,23 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 		out.Citations = append(out.Citations, Citation{Name: m.Key, Frame: m.Value})
 	}
 
+	if out.Strict, err = readStrict(c); err != nil {
+		return nil, err
+	}
+	if out.Vectors, err = readVectors(c); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readStrict reads strict-validation.invalid.json: unknown-field negatives.
+func readStrict(c *corpus.Corpus) ([]StrictCase, error) {
+	var out []StrictCase
 	cases, err := readList(c, StrictFile, "cases")
 	if err != nil {
 		return nil, err
 	}
-	seen = corpus.Names{}
+	seen := corpus.Names{}
 	for i, cs := range cases {
 		where := fmt.Sprintf("corpus %s: %s: case %d", c.Name, StrictFile, i)
 		f, err := fields(cs, where, "name", "target", "input", "unknown_path")
@@ -216,14 +230,19 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 		if (s.Target != "frame" && s.Target != "query") || !strings.HasPrefix(s.UnknownPath, s.Target+".") {
 			return nil, fmt.Errorf("%s (%q): target %q and unknown_path %q: want target frame or query and a path under it", where, s.Name, s.Target, s.UnknownPath)
 		}
-		out.Strict = append(out.Strict, s)
+		out = append(out, s)
 	}
+	return out, nil
+}
 
+// readVectors reads normalization-vectors.json: generic RFC 8785 vectors.
+func readVectors(c *corpus.Corpus) ([]Vector, error) {
+	var out []Vector
 	vectors, err := readList(c, VectorsFile, "vectors")
 	if err != nil {
 		return nil, err
 	}
-	seen = corpus.Names{}
+	seen := corpus.Names{}
 	for i, vc := range vectors {
 		where := fmt.Sprintf("corpus %s: %s: vector %d", c.Name, VectorsFile, i)
 		f, err := fields(vc, where, "name", "input_json", "expected_normalized", "expected_jcs_utf8", "sha256")
@@ -245,7 +264,7 @@ func ReadCorpus(c *corpus.Corpus) (*Corpus, error) {
 		if _, err := cgp.Canonical(x.Normalized); err != nil {
 			return nil, fmt.Errorf("%s (%q): expected_normalized has no RFC 8785 form: %w", where, x.Name, err)
 		}
-		out.Vectors = append(out.Vectors, x)
+		out = append(out, x)
 	}
 	return out, nil
 }
@@ -338,6 +357,16 @@ func fields(v canon.Value, where string, keys ...string) (map[string]canon.Value
 // repository layout, VectorPath) in place of the embedded copies, file by
 // file; a file it lacks stays embedded, and it must hold at least one.
 func loadSuite(c, vectors *corpus.Corpus) (*check.Suite, error) {
+	if isFound(c) {
+		if vectors != nil {
+			return nil, check.Usagef("--%s: %s is a corpus of found vectors, which replays alone", FlagVectors, c.Name)
+		}
+		cp, err := ReadFound(c)
+		if err != nil {
+			return nil, err
+		}
+		return &check.Suite{Name: Name, Version: Version, Corpus: c.Name + " (vectors found by referee fuzz)", CorpusDigest: c.Digest, Checks: cp.Checks()}, nil
+	}
 	cp, err := ReadCorpus(c)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,8 @@ import (
 // cgp-vectors/record-attestation/{sign,verify/CASE} with the published key,
 // and cgp-vectors/range/NN-RESOURCE per line-range vector, the provenance
 // attestation checks cgp-vectors/provenance/..., and
-// cgp-vectors/envelope/NN-TYPE/{round-trip,respelled} per reference envelope.
+// cgp-vectors/envelope/NN-TYPE/{round-trip,respelled} per reference envelope,
+// and a found op case's check (opCaseCheck) per op case.
 func (c *Corpus) Checks() []check.Check {
 	var out []check.Check
 	for _, d := range c.Frames {
@@ -61,6 +62,9 @@ func (c *Corpus) Checks() []check.Check {
 	}
 	for _, ec := range c.Envelopes {
 		out = append(out, envelopeChecks(ec)...)
+	}
+	for _, oc := range c.Found {
+		out = append(out, opCaseCheck(oc))
 	}
 	return out
 }

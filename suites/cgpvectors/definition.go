@@ -38,7 +38,9 @@ non-canonical Ed25519 keys: SPEC §6.5.4 makes that a should.
 Without --corpus it runs referee's embedded profile; --corpus DIR runs a
 profile directory in the upstream layout (e.g.
 ../shared/corpora/cgp/contextgraph-1.0), whose manifest must also pass the
-fixture profile's rules and list exactly its seven files.
+fixture profile's rules and list exactly its seven files; a directory that
+referee fuzz cgp-vectors --out wrote (a corpus of found vectors) replays
+alone, without the vector files.
 
 The vector files, whatever --corpus says, are referee's embedded copies of
 upstream's; --vectors DIR reads them from DIR, in upstream's repository
@@ -60,7 +62,7 @@ with none of them is a usage error.`,
 		Repro: true,
 	}},
 	Modes:    definitionModes(),
-	Corpus:   "a Context Graph fixture profile directory in the upstream layout: manifest.json and the seven files of contextgraph-conformance's fixtures/contextgraph-1.0/ (e.g. ../shared/corpora/cgp/contextgraph-1.0)",
+	Corpus:   "a Context Graph fixture profile directory in the upstream layout: manifest.json and the seven files of contextgraph-conformance's fixtures/contextgraph-1.0/ (e.g. ../shared/corpora/cgp/contextgraph-1.0); or a corpus of found vectors that referee fuzz cgp-vectors --out wrote",
 	Embedded: "referee's own fixture profile 1.1.0 (upstream's cases and more), with the embedded copies of upstream's vector files",
 	Load:     load,
 	Manifest: manifest,

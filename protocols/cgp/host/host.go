@@ -42,11 +42,14 @@ const (
 	KindCorrelation       Kind = "correlation mismatch" // a reply to a request with an id carries another, or none
 )
 
-// Error is a host error: what went wrong.
+// Error is a host error: what went wrong, and the error behind it, if any.
 type Error struct {
 	Kind Kind
 	Msg  string
+	Err  error
 }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	if e.Msg == "" {
@@ -159,11 +162,18 @@ func (h *Host) exchange(ctx context.Context, timeout time.Duration, line []byte)
 	return decodeReply(reply)
 }
 
-// decodeReply reads a reply line as an envelope; a line that is not one is
-// a KindWire error quoting it.
+// decodeReply reads a reply line as an envelope, as the reference host
+// does (cgp.DecodeReply); a line that is not one is a KindWire error
+// quoting it, and a frames reply with a frame that lacks a required member
+// a KindWire error naming the frame and the member (wrapping the
+// *cgp.FrameError).
 func decodeReply(reply []byte) (*cgp.Envelope, error) {
-	env, err := cgp.DecodeEnvelope(reply)
-	if err != nil {
+	env, err := cgp.DecodeReply(reply)
+	var fe *cgp.FrameError
+	switch {
+	case errors.As(err, &fe):
+		return nil, &Error{Kind: KindWire, Msg: fmt.Sprintf("the frames reply is refused: %v; a frame without a required member is no ContextFrame, and the reference host refuses the whole reply rather than read an empty value", fe), Err: fe}
+	case err != nil:
 		return nil, &Error{Kind: KindWire, Msg: fmt.Sprintf("line is not a CGP envelope (%v): %s", err, clip(reply))}
 	}
 	return env, nil

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -288,5 +289,49 @@ func TestQueryPipelinedRefusesOtherEnvelopes(t *testing.T) {
 		if rid, qid := cgp.RequestID(x.Reply), cgp.RequestID(x.Request); rid != nil && (qid == nil || *rid != *qid) {
 			t.Errorf("reply %s paired with request %s", x.Reply, x.Request)
 		}
+	}
+}
+
+// TestFrameWithoutRequiredMemberIsRefused: a frames reply whose frame lacks a
+// required member is a wire error naming the frame and the member, with the
+// *cgp.FrameError behind it, as the reference host refuses it; the same
+// reply with the member is read.
+func TestFrameWithoutRequiredMemberIsRefused(t *testing.T) {
+	const ack = `{"type":"handshake_ack","protocol_version":"contextgraph/1.0","provider":{"name":"p","version":"1","data_flow":{}},"capabilities":{"query":{"kinds":[]}}}`
+	frames := func(rel string) string {
+		return `{"type":"frames","result":{"frames":[{"id":"f1","kind":"doc","title":"t","content":"c","score":0.5,"token_cost":1,"relations":[{` + rel + `"target_uri":"u"}]}],"truncated":false}}`
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var env struct{ Type string }
+		json.NewDecoder(r.Body).Decode(&env)
+		switch {
+		case env.Type == cgp.TypeHandshake:
+			fmt.Fprint(w, ack)
+		case r.URL.Path == "/whole":
+			fmt.Fprint(w, frames(`"rel":"r",`))
+		default:
+			fmt.Fprint(w, frames(`"type":"r",`))
+		}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	for _, path := range []string{"/whole", "/missing"} {
+		h, err := Dial(ctx, Target{URL: srv.URL + path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Handshake(ctx); err != nil {
+			t.Fatal(err)
+		}
+		env, err := h.Query(ctx, cgp.ContextQuery{Goal: "g", MaxFrames: 1, MaxTokens: 10}, nil)
+		var fe *cgp.FrameError
+		switch {
+		case path == "/whole" && (err != nil || env.Result.Frames[0].Relations[0].Rel != "r"):
+			t.Errorf("%s: %v", path, err)
+		case path == "/missing" && (!IsKind(err, KindWire) || !errors.As(err, &fe) || fe.Index != 0 || fe.ID != "f1" ||
+			!strings.Contains(err.Error(), `result.frames[0] (id "f1"): frame.relations[0] has no rel, which is required`)):
+			t.Errorf("%s: %v, want a wire error naming frame f1 and its relation's rel", path, err)
+		}
+		h.Close()
 	}
 }

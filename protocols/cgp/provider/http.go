@@ -20,7 +20,7 @@ func (p *Provider) Handler() http.Handler {
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				writeEnvelope(w, http.StatusRequestEntityTooLarge, errorReply(cgp.CodeBadRequest, "request body was longer than 16 MiB"))
+				p.writeEnvelope(w, http.StatusRequestEntityTooLarge, errorReply(cgp.CodeBadRequest, "request body was longer than 16 MiB"))
 				return
 			}
 			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
@@ -33,16 +33,16 @@ func (p *Provider) Handler() http.Handler {
 		case reply == nil:
 			w.WriteHeader(http.StatusNoContent)
 		case reply.Type == cgp.TypeError && reply.Message != nil && *reply.Message == msgBadBody:
-			writeEnvelope(w, http.StatusBadRequest, reply)
+			p.writeEnvelope(w, http.StatusBadRequest, reply)
 		default:
-			writeEnvelope(w, http.StatusOK, reply)
+			p.writeEnvelope(w, http.StatusOK, reply)
 		}
 	})
 }
 
 // writeEnvelope writes an envelope as the JSON response body.
-func writeEnvelope(w http.ResponseWriter, status int, env *cgp.Envelope) {
-	b, err := cgp.Encode(env)
+func (p *Provider) writeEnvelope(w http.ResponseWriter, status int, env *cgp.Envelope) {
+	b, err := p.encode(env)
 	if err != nil {
 		http.Error(w, "encoding the reply: "+err.Error(), http.StatusInternalServerError)
 		return

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -13,14 +14,27 @@ import (
 )
 
 // call answers one envelope through the full line path (decode, dispatch,
-// id echo); a crash or shutdown gives a nil reply.
+// id echo, the reply as written and as a host reads it); a crash or
+// shutdown, or a reply the host refuses, gives a nil reply.
 func call(t *testing.T, p *Provider, env *cgp.Envelope) (*cgp.Envelope, outcome) {
 	t.Helper()
 	b, err := cgp.Encode(env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p.handle(b, msgBadLine)
+	reply, out := p.handle(b, msgBadLine)
+	if reply == nil {
+		return nil, out
+	}
+	line, err := p.encode(reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := cgp.DecodeReply(line)
+	if err != nil {
+		return nil, out
+	}
+	return read, out
 }
 
 // probeResult is the sample query's frames, or nil when the provider did not answer frames.
@@ -482,6 +496,39 @@ func TestModes(t *testing.T) {
 				t.Error("shut down")
 			}
 		}},
+		{modeMisnamedRel, []string{"frame-validity", "budget-honesty", "verify-honesty", "as-of-temporal", "kinds-filter", "anchor-relevance", "provenance-fixture-consistency", "malformed-input-tolerance", "correlation", "attestation"}, func(t *testing.T, p *Provider) {
+			r := p.query(probe())
+			line, err := p.encode(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(line, []byte(`"rel":`)) || !bytes.Contains(line, []byte(`"type":"doc.documents"`)) {
+				t.Errorf("the relations still carry rel: %s", line)
+			}
+			// A reader that fills in zero values sees a relation with rel "",
+			// which no frame rule refuses: only the member check catches it.
+			lenient, err := cgp.DecodeEnvelope(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range lenient.Result.Frames {
+				if f.Relations[0].Rel != "" || len(cgp.ValidateFrame(&f)) > 0 {
+					t.Errorf("%s read leniently: rel %q, violations %v", f.ID, f.Relations[0].Rel, cgp.ValidateFrame(&f))
+				}
+			}
+			for id, v := range attestationVerdicts(t, lenient.Result) {
+				if v.Kind != cgp.VerdictValid {
+					t.Errorf("read leniently, the attestation of %s: %v", id, v)
+				}
+			}
+			var fe *cgp.FrameError
+			if _, err := cgp.DecodeReply(line); !errors.As(err, &fe) || fe.Index != 0 || !strings.Contains(err.Error(), "frame.relations[0] has no rel") {
+				t.Errorf("DecodeReply: %v", err)
+			}
+			if honest, _ := cgp.Encode(r); bytes.Equal(honest, line) {
+				t.Error("the honest encoding is the same")
+			}
+		}},
 		{modeOtherID, []string{"correlation"}, func(t *testing.T, p *Provider) {
 			if r, _ := call(t, p, &cgp.Envelope{Type: cgp.TypeQuery, ID: cgp.Str("q1"), Query: probe()}); r.ID == nil || *r.ID != "q1-x" {
 				t.Errorf("id %s", mustJSON(r.ID))
@@ -540,7 +587,7 @@ func FuzzServeLine(f *testing.F) {
 	}
 	dir := docsDir(f)
 	var providers []*Provider
-	for _, m := range append([]string{""}, modeFloodFrames, modeLiftSignature, modeSwapContent, modeTruncateChain, modeAcceptBadEmbedding, modeIgnoreAsOf) {
+	for _, m := range append([]string{""}, modeFloodFrames, modeLiftSignature, modeSwapContent, modeTruncateChain, modeAcceptBadEmbedding, modeIgnoreAsOf, modeMisnamedRel) {
 		p, err := New(dir, m)
 		if err != nil {
 			f.Fatal(err)
@@ -551,7 +598,7 @@ func FuzzServeLine(f *testing.F) {
 		for _, p := range providers {
 			reply, _ := p.serveLine(line, false)
 			if reply != nil {
-				if _, err := cgp.Encode(reply); err != nil {
+				if _, err := p.encode(reply); err != nil {
 					t.Fatalf("mode %q: reply does not encode: %v", p.mode, err)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -67,6 +68,7 @@ const (
 	modeBanner              = "banner"
 	modeHangOnShutdown      = "hang-on-shutdown"
 	modeOtherID             = "other-id"
+	modeMisnamedRel         = "misnamed-rel"
 )
 
 // Modes lists every misbehaviour mode, in a stable order.
@@ -101,6 +103,7 @@ var Modes = []Mode{
 	{modeBanner, `prints "referee-docs provider starting" on stdout before the ack (stdio only; trips handshake: stdout is protocol only)`},
 	{modeHangOnShutdown, "ignores shutdown and, once stdin closes, never exits (stdio only; trips shutdown-clean §R2)"},
 	{modeOtherID, `echoes a different id than it was sent, id+"-x" (stdio only; trips correlation §H4)`},
+	{modeMisnamedRel, `writes every relation's rel as "type", the name provenance links use: a required member missing, which a reader that fills in zero values takes for rel "" (trips every check that reads frames: the reference host refuses the reply, a shape failure)`},
 }
 
 // stdioOnly are the modes whose check runs only on a fresh stdio
@@ -291,4 +294,50 @@ func (p *Provider) handshake(env *cgp.Envelope) *cgp.Envelope {
 		},
 		AttesterKeys: []cgp.AttesterKey{{KeyID: KeyID, Algorithm: "ed25519", PublicKey: p.public}},
 	}
+}
+
+// encode writes a reply as it goes on the wire: one line of JSON, without
+// the newline. In misnamed-rel a frames reply's relations carry their rel
+// as "type".
+func (p *Provider) encode(reply *cgp.Envelope) ([]byte, error) {
+	b, err := cgp.Encode(reply)
+	if err != nil || p.mode != modeMisnamedRel || reply.Type != cgp.TypeFrames {
+		return b, err
+	}
+	v, err := canon.Parse(b, canon.ReadOptions{MaxDepth: 128})
+	if err != nil {
+		return nil, fmt.Errorf("misnamed-rel: rereading the frames reply: %w", err)
+	}
+	result := member(&v, "result")
+	frames := member(result, "frames")
+	if frames == nil {
+		return b, nil
+	}
+	for i := range frames.Elems {
+		rels := member(&frames.Elems[i], "relations")
+		if rels == nil {
+			continue
+		}
+		for j := range rels.Elems {
+			for k := range rels.Elems[j].Members {
+				if m := &rels.Elems[j].Members[k]; m.Key == "rel" {
+					m.Key = "type"
+				}
+			}
+		}
+	}
+	return []byte(v.String()), nil
+}
+
+// member is the value of v's member name, in place, or nil.
+func member(v *canon.Value, name string) *canon.Value {
+	if v == nil {
+		return nil
+	}
+	for i := range v.Members {
+		if v.Members[i].Key == name {
+			return &v.Members[i].Value
+		}
+	}
+	return nil
 }

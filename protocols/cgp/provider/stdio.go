@@ -57,7 +57,7 @@ func (p *Provider) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) err
 		if reply == nil {
 			continue
 		}
-		b, err := cgp.Encode(reply)
+		b, err := p.encode(reply)
 		if err != nil {
 			return fmt.Errorf("encoding a %s reply: %w", reply.Type, err)
 		}

@@ -1,0 +1,177 @@
+package cgpvectors
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/report"
+	"github.com/refereehq/referee/run"
+)
+
+// fuzzCount bounds the inputs within which seed 1 must find each broken
+// mode of a fuzzed op.
+const fuzzCount = 2000
+
+var fuzzTool = report.Tool{Name: "referee", Version: "test"}
+
+// fuzzed reports whether m breaks an op the fuzz targets call with what
+// they generate. The others break checkFrame (the frame rules), the
+// verifiers' verdicts (verifyAttestation, verifyRecordAttestation) or
+// roundTripEnvelope, which are not fuzzed.
+func fuzzed(m *Mode) bool {
+	p := m.prov
+	return m.writer != nil || m.opts != (Mode{}).opts || m.hashText || m.record != recordRemove || m.ranges != rangeF17 ||
+		p.link != 0 || p.chain != 0 || p.commit != 0 || p.merkle != 0 || p.order != 0 || p.proof != 0 ||
+		p.verdict == verdictSigned || m.attest == attestBareDigest
+}
+
+// TestEveryFuzzedModeIsFound fuzzes each broken mode of a fuzzed op from
+// seed 1 within fuzzCount inputs and requires a finding; then it replays
+// the corpus written through the run pipeline, as `referee run
+// cgp-vectors --corpus DIR` does: the mode must fail a check of it, and the
+// reference pass every one.
+func TestEveryFuzzedModeIsFound(t *testing.T) {
+	n := 0
+	for i := range Modes {
+		m := &Modes[i]
+		if !fuzzed(m) {
+			if m.frame == frameRight && m.envelope == 0 && m.prov.verdict == 0 && m.attest == attestRight {
+				t.Errorf("mode %s is neither fuzzed nor one of checkFrame's, the verdicts' or roundTripEnvelope's", m.Name)
+			}
+			continue
+		}
+		n++
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			s, err := fuzz.Run(t.Context(), &Definition, []fuzz.Impl{{Spec: check.Spec{Mode: m.Name}}}, fuzz.Options{
+				Seed: 1, Count: fuzzCount, Out: out, Tool: fuzzTool, StopAfter: 1, ShrinkBudget: 300,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.RefusedByReference > 0 {
+				t.Errorf("the reference failed %d of its own vectors: %v", s.RefusedByReference, s.ReferenceBugs)
+			}
+			if len(s.Findings) == 0 {
+				t.Fatalf("not found in %d inputs", s.Inputs)
+			}
+			f := s.Findings[0]
+			t.Logf("found at input %d: %s: %s: %s", f.Index, f.Check, f.Reason, f.Input)
+			if s.ExitCode() != report.ExitFailed {
+				t.Errorf("exit code %d, want %d", s.ExitCode(), report.ExitFailed)
+			}
+			replayFound(t, out, m.Name)
+		})
+	}
+	if n < 40 {
+		t.Errorf("%d fuzzed modes, want the 40 of the digest profile, ranges, records, signatures and provenance encodings", n)
+	}
+}
+
+// replayFound runs the corpus in dir through the run pipeline: mode must
+// fail one of its checks, and the reference must pass them all.
+func replayFound(t *testing.T, dir, mode string) {
+	t.Helper()
+	for _, m := range []string{mode, ""} {
+		plan, err := run.Prepare(&Definition, check.Spec{Mode: m}, run.Options{Corpus: dir, Tool: fuzzTool})
+		if err != nil {
+			t.Fatalf("replaying %s: %v", dir, err)
+		}
+		res := plan.Execute(t.Context())
+		c := res.Report.Counts
+		switch {
+		case !res.Report.Complete:
+			t.Errorf("replay against mode %q did not complete", m)
+		case m == "" && (res.ExitCode() != report.ExitOK || c.Pass != len(res.Run.Results)):
+			t.Errorf("the reference does not pass the corpus written: exit %d, %+v", res.ExitCode(), c)
+		case m != "" && c.Fail == 0:
+			t.Errorf("mode %s passes the corpus written: %+v", m, c)
+		}
+	}
+}
+
+// TestHonestReferenceFindsNothing: the reference against itself, every
+// target, no divergence and no vector it fails.
+func TestHonestReferenceFindsNothing(t *testing.T) {
+	t.Parallel()
+	s, err := fuzz.Run(t.Context(), &Definition, []fuzz.Impl{{Spec: check.Spec{}}}, fuzz.Options{Seed: 2, Count: 1500, Tool: fuzzTool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RefusedByReference > 0 || len(s.Findings) > 0 || s.ExitCode() != report.ExitOK {
+		t.Errorf("%d refused by the reference (%v), %d findings", s.RefusedByReference, s.ReferenceBugs, len(s.Findings))
+	}
+	for _, ts := range s.Targets {
+		if ts.Judged < ts.Inputs/2 {
+			t.Errorf("target %s: %d of %d inputs judged", ts.Name, ts.Judged, ts.Inputs)
+		}
+	}
+}
+
+// TestFoundCorpusRules: a corpus of found vectors holds only its own kinds
+// of file, at least one, and replays alone.
+func TestFoundCorpusRules(t *testing.T) {
+	t.Parallel()
+	manifest := func(files map[string]string) string {
+		m := map[string]any{"fuzz": map[string]string{"format": fuzz.ProvenanceFormat}}
+		digests := map[string]string{}
+		for name, text := range files {
+			sum := sha256.Sum256([]byte(text))
+			digests[name] = "sha256:" + hex.EncodeToString(sum[:])
+		}
+		m["files"] = digests
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	const ops = `{"format":"referee-cgp-op-cases/1","cases":[{"name":"n","op":"merkleRoot","args":{"leaves":[]},"expected":"sha256:1d7896160c99d216069525861650366067ae242de9ee5e86730a36c80e57bcc2"}]}`
+	const objectAnswer = `{"format":"referee-cgp-op-cases/1","cases":[{"name":"n","op":"merkleRoot","args":{"leaves":[]},"expected":{"root":"x"}}]}`
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		flags check.FlagValues
+		want  string // in the error; "" loads
+	}{
+		{"op cases", map[string]string{OpCasesFile: ops}, nil, ""},
+		{"another file", map[string]string{OpCasesFile: ops, "notes.txt": "x"}, nil, "holds only"},
+		{"a profile file of its own kind only", map[string]string{CitationFile: `{"missing":{}}`}, nil, "holds only"},
+		{"unknown op", map[string]string{OpCasesFile: strings.Replace(ops, "merkleRoot", "checkFrame", 1)}, nil, "not one of the ops"},
+		{"wrong kind of answer", map[string]string{OpCasesFile: objectAnswer}, nil, "expected is object"},
+		{"with --vectors", map[string]string{OpCasesFile: ops}, check.FlagValues{FlagVectors: "x"}, "replays alone"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, text := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, corpus.ManifestName), []byte(manifest(tc.files)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.flags != nil {
+				if err := os.Mkdir(filepath.Join(dir, "x"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				tc.flags[FlagVectors] = filepath.Join(dir, "x")
+			}
+			l, err := Definition.Load(check.LoadOptions{Corpus: dir, Flags: tc.flags})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatal(err)
+			case tc.want == "" && (len(l.Suite.Checks) != 1 || l.Suite.Checks[0].ID != "cgp-vectors/provenance/merkle-root/n"):
+				t.Errorf("checks %v", l.Suite.Checks)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("err %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
