@@ -63,7 +63,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stop() // a second interrupt ends referee at once
 	}()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := newRootCmd(e)
+	root := newRootCmd(e, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -78,7 +78,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !errors.As(err, &ee) || ee.err != nil {
 		// An error may quote a corpus or an implementation: its lines are
 		// referee's, their contents made safe.
-		fmt.Fprintf(stderr, "referee: %s\n", termsafe.Text(err.Error()))
+		// cobra indents its suggestions with a tab, which Text would show.
+		msg := strings.ReplaceAll(err.Error(), "\n\t", "\n  ")
+		fmt.Fprintf(stderr, "referee: %s\n", termsafe.Text(msg))
 	}
 	return code
 }
@@ -101,7 +103,21 @@ func exitCode(err error) int {
 	return report.ExitUsage
 }
 
-func newRootCmd(e *env) *cobra.Command {
+// newRootCmd builds the command tree for args. The per-suite subcommands
+// of run, fuzz and serve (a few hundred flags) are built only under the
+// command args name, or all of them when it names none of those (help,
+// completion, a mistyped command): most commands never look at them.
+func newRootCmd(e *env, args []string) *cobra.Command {
+	used := commandIn(args)
+	withSuites := func(name string) bool {
+		switch used {
+		case "run", "fuzz", "serve":
+			return used == name
+		case "", "version", "list", "explain", "corpus", "merge":
+			return false
+		}
+		return true
+	}
 	root := &cobra.Command{
 		Use:   "referee",
 		Short: "Run a protocol's conformance corpus against any implementation",
@@ -123,13 +139,27 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see %s --help)", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(e), newFuzzCmd(e), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newServeCmd(e), newMergeCmd(e), newVersionCmd(e))
+	root.AddCommand(newRunCmd(e, withSuites("run")), newFuzzCmd(e, withSuites("fuzz")), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newServeCmd(e, withSuites("serve")), newMergeCmd(e), newVersionCmd(e))
 	for _, def := range suites.All() {
 		for _, c := range def.Commands {
 			root.AddCommand(newSuiteCmd(e, def, c))
 		}
 	}
 	return root
+}
+
+// commandIn returns the command args name: the first argument that is not
+// a flag, or "" when there is none.
+func commandIn(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }
 
 // versionString is referee's version with the revision it was built from:

@@ -33,7 +33,7 @@ type fuzzOptions struct {
 	dir       string
 }
 
-func newFuzzCmd(e *env) *cobra.Command {
+func newFuzzCmd(e *env, withSuites bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fuzz SUITE [flags] [-- PROGRAM ARGS...]",
 		Short: "Generate inputs, judge each against the built-in reference, and write every divergence as a vector",
@@ -68,6 +68,9 @@ EXIT STATUS
 			}
 			return usageError("suite %q cannot be fuzzed (fuzzable suites: %s)", args[0], strings.Join(names, ", "))
 		},
+	}
+	if !withSuites {
+		return cmd
 	}
 	for _, def := range suites.All() {
 		if def.Fuzz != nil {

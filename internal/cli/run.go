@@ -50,7 +50,7 @@ type runOptions struct {
 	maxFileSize *byteSize               // the cap on each file read
 }
 
-func newRunCmd(e *env) *cobra.Command {
+func newRunCmd(e *env, withSuites bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run SUITE [flags] [-- PROGRAM ARGS...]",
 		Short: "Run a suite against an implementation (the built-in one by default)",
@@ -88,6 +88,9 @@ FLAGS OF EVERY run SUITE (run SUITE --help adds the suite's own)
 		}
 		help(c, args)
 	})
+	if !withSuites {
+		return cmd
+	}
 	for _, def := range suites.All() {
 		cmd.AddCommand(newRunSuiteCmd(e, def))
 	}

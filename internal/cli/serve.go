@@ -12,7 +12,7 @@ import (
 	"github.com/refereehq/referee/suites"
 )
 
-func newServeCmd(e *env) *cobra.Command {
+func newServeCmd(e *env, withSuites bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve SUITE",
 		Short: "Serve a suite's built-in implementation",
@@ -29,6 +29,9 @@ own protocol instead.`,
 			}
 			return unknownSuite(args[0])
 		},
+	}
+	if !withSuites {
+		return cmd
 	}
 	for _, def := range suites.All() {
 		cmd.AddCommand(newServeSuiteCmd(e, def))
