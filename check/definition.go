@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -168,6 +170,19 @@ type Loaded struct {
 	// Connect, for a live suite, reaches the implementation in the suite's
 	// own protocol.
 	Connect func(ctx context.Context, spec Spec) (Target, error)
+}
+
+// ChildEnv is the environment of a child adapter started with env (nil:
+// referee's own): env with the suite's Env added, or env itself when the
+// suite adds nothing.
+func (l *Loaded) ChildEnv(env []string) []string {
+	if len(l.Env) == 0 {
+		return env
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	return append(slices.Clip(env), l.Env...)
 }
 
 // AfterRun is what a suite's After hook is given.

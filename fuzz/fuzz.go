@@ -386,11 +386,7 @@ func (e *engine) dialOptions() adapter.Options {
 func starter(loaded *check.Loaded, spec check.Spec) (adapter.Starter, error) {
 	switch {
 	case len(spec.Argv) > 0:
-		env := spec.Env
-		if len(loaded.Env) > 0 {
-			env = append(append([]string{}, env...), loaded.Env...)
-		}
-		cfg := adapter.ProcessConfig{Argv: spec.Argv, Dir: spec.Dir, Env: env, Stderr: spec.Stderr}
+		cfg := adapter.ProcessConfig{Argv: spec.Argv, Dir: spec.Dir, Env: loaded.ChildEnv(spec.Env), Stderr: spec.Stderr}
 		return func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }, nil
 	case spec.URL != "":
 		h := &adapter.HTTP{URL: spec.URL}

@@ -79,6 +79,7 @@ var counts = map[string]int{
 // their fuzz targets' reach, and the test that proves the ones that are.
 var provenElsewhere = map[string]string{
 	"cgp-vectors": "suites/cgpvectors TestEveryFuzzedModeIsFound",
+	"cdc":         "suites/cdc TestFuzzFindsEveryMode",
 }
 
 // TestEveryBrokenModeIsFound fuzzes each broken mode of each fuzzable
@@ -87,6 +88,7 @@ var provenElsewhere = map[string]string{
 // run pipeline as `referee run SUITE --corpus DIR` does: the mode must fail
 // a check of it, and the reference must pass every check.
 func TestEveryBrokenModeIsFound(t *testing.T) {
+	t.Parallel()
 	fuzzable := 0
 	for _, def := range suites.All() {
 		if def.Fuzz == nil {

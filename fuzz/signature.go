@@ -134,7 +134,7 @@ func tokenAt(text []byte, off int) string {
 // of the vector, its level and status, the reason's class and the diff's.
 // Shrinking keeps a candidate only if it fails with the same key.
 func preKey(target, name string, r check.Result) string {
-	return strings.Join([]string{target, kindOf(r.ID, name), string(r.Level), string(r.Status), reasonClass(r.Reason), diffClass(r)}, " | ")
+	return strings.Join([]string{target, kindOf(r.ID, name), string(r.Level), string(r.Status), reasonClass(strings.ReplaceAll(r.Reason, name, "*")), diffClass(r)}, " | ")
 }
 
 // maxSkeleton bounds a skeleton's length.

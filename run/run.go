@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -85,13 +84,7 @@ func Prepare(def *check.Definition, spec check.Spec, o Options) (*Plan, error) {
 	if p.flaky, err = readBaseline(o.KnownFlaky, o.MaxFileSize, loaded.Suite.Checks); err != nil {
 		return nil, err
 	}
-	if spec.Env != nil || len(loaded.Env) > 0 {
-		env := spec.Env
-		if env == nil {
-			env = os.Environ()
-		}
-		p.Spec.Env = append(append([]string{}, env...), loaded.Env...)
-	}
+	p.Spec.Env = loaded.ChildEnv(spec.Env)
 	p.Spec.Trace, p.Spec.Flags = o.Trace, o.Flags
 	if o.Timeout > 0 {
 		p.Spec.Timeout = o.Timeout

@@ -66,7 +66,7 @@ func Narrow(declared, parent canon.Value) (granted canon.Value, refusals []strin
 	// a deny path may be home-relative (§4.4).
 	for _, list := range []string{"read_paths", "write_paths"} {
 		for _, p := range narrowStrings(dAllow, list) {
-			if narrowPathEscapes(p) {
+			if PathEscapes(p) {
 				codes = append(codes, "R3")
 			}
 		}
@@ -267,10 +267,10 @@ func narrowHostContains(parent, child string) bool {
 	return ok && rest == suffix && label != "" && !strings.Contains(label, "*")
 }
 
-// narrowPathEscapes reports whether an allow path has one of the five forms
-// §4.4 and §5.2 R3 refuse: a leading "/", a ".." segment, a leading "~", a
+// PathEscapes reports whether an allow path has one of the five forms §4.4
+// and §5.2 R3 refuse: a leading "/", a ".." segment, a leading "~", a
 // drive-letter prefix, or any backslash.
-func narrowPathEscapes(p string) bool {
+func PathEscapes(p string) bool {
 	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.Contains(p, `\`) {
 		return true
 	}

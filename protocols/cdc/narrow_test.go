@@ -229,8 +229,8 @@ func TestNarrowPathEscapes(t *testing.T) {
 		{"1:x", false},
 	}
 	for _, tt := range tests {
-		if got := narrowPathEscapes(tt.path); got != tt.want {
-			t.Errorf("narrowPathEscapes(%q) = %v, want %v", tt.path, got, tt.want)
+		if got := PathEscapes(tt.path); got != tt.want {
+			t.Errorf("PathEscapes(%q) = %v, want %v", tt.path, got, tt.want)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 const Name = "cdc"
 
 // Version is the suite's own version.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
@@ -41,11 +41,15 @@ type NativeReport struct {
 // Native renders a run over cp as upstream's report: each flag is whether
 // that hook ran, and failures carry upstream's messages. A check the run
 // never got to ("not run: ", after it gave up or was interrupted) ran no
-// hook: an incomplete run's report claims no check it did not make.
+// hook: an incomplete run's report claims no check it did not make. Only
+// upstream's corpus counts: the supplement's checks are left out.
 func (cp *Corpus) Native(run *check.Run) *NativeReport {
 	out := &NativeReport{ValidCount: len(cp.Valid), InvalidCount: len(cp.Invalid), Failures: []string{}}
 	flags := map[string]bool{}
 	for _, r := range run.Results {
+		if strings.HasPrefix(r.ID, supplementPrefix) {
+			continue
+		}
 		fam := family(r.ID)
 		notRun := r.NotRun()
 		ran := (r.Status == check.Pass || r.Status == check.Fail || r.Status == check.Error) && !notRun

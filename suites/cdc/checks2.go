@@ -18,11 +18,11 @@ func parse(raw json.RawMessage) canon.Value {
 	return v
 }
 
-func narrowVectorCheck(v NarrowVector) check.Check {
+func narrowVectorCheck(cl *clauses, v NarrowVector) check.Check {
 	return check.Check{
 		ID:      "cdc/narrowing/" + v.Name + "/vector",
 		Level:   check.Must,
-		Clause:  clauseWellFormed,
+		Clause:  cl.wellFormed,
 		Doc:     "narrowing vector " + v.Name + " is well formed against the schemas",
 		Needs:   []string{OpValidate},
 		Explain: "sends: validate of the vector's declared, parent and granted manifests\nexpects: " + map[bool]string{true: "declared refused by the schema (schema_invalid)", false: "all three validate"}[v.SchemaInvalid],
@@ -88,25 +88,33 @@ func setOf(cs []string) []string {
 	return slices.Compact(out)
 }
 
-func narrowBehaviourCheck(v NarrowVector) check.Check {
+// narrowBehaviourCheck checks narrow of one vector under id; what names
+// it in a failure ("narrowing/root"). A vector whose grant drops a declared
+// allow.tool_args is a may check: keeping it as declared conforms too.
+func narrowBehaviourCheck(id, what string, v NarrowVector, clause string) check.Check {
 	expect := "a grant equal, by canonical bytes, to the vector's"
+	level := check.Must
+	var kept json.RawMessage
 	if v.HasRefusals {
 		expect = fmt.Sprintf("refusals %v", setOf(v.Refusals))
+	} else if k, ok := toolArgsKept(v.Declared, v.Granted); ok {
+		level, clause, kept = check.May, clauseToolArgs, k
+		expect += ", or that grant with allow.tool_args as declared"
 	}
 	return check.Check{
-		ID:            "cdc/narrowing/" + v.Name,
-		Level:         check.Must,
-		Clause:        clauseNarrow,
+		ID:            id,
+		Level:         level,
+		Clause:        clause,
 		Doc:           "narrowing " + v.Name + ": " + check.Clip(check.OneLine(v.Why)),
 		Needs:         []string{OpNarrow},
 		MissingReason: notNarrowing,
-		Explain:       "sends: narrow {\"declared\", \"parent\"} of the vector\nexpects: " + expect,
+		Explain:       "sends: narrow {\"declared\", \"parent\", \"declared_text\", \"parent_text\"} of the vector\nexpects: " + expect,
 		Run: func(ctx context.Context, s *check.Session) check.Outcome {
 			if !s.Offers(OpCanonicalise) {
 				return check.Failed(narrowNeeds, "canonicalise offered", "narrow without canonicalise")
 			}
-			w := "narrowing/" + v.Name
-			r, err := s.Call(ctx, OpNarrow, map[string]json.RawMessage{"declared": v.Declared, "parent": v.Parent})
+			w := what
+			r, err := s.Call(ctx, OpNarrow, textArgs(map[string]json.RawMessage{"declared": v.Declared, "parent": v.Parent}))
 			if err != nil {
 				return check.Broke(err)
 			}
@@ -137,22 +145,40 @@ func narrowBehaviourCheck(v NarrowVector) check.Check {
 			if !ok {
 				return check.Failed(w+": expected a grant, got neither granted nor refusals — "+v.Why, "a grant", r.OK.String())
 			}
-			want, o, ok := canonicalise(ctx, s, map[string]json.RawMessage{"value": v.Granted}, w)
+			want, o, ok := canonicalise(ctx, s, v.Granted, w)
 			if !ok {
 				return o
 			}
-			have, o, ok := canonicalise(ctx, s, map[string]json.RawMessage{"value": json.RawMessage(granted.String())}, w)
+			have, o, ok := canonicalise(ctx, s, json.RawMessage(granted.String()), w)
 			if !ok {
 				return o
 			}
-			if want != have {
-				o := check.Failed(fmt.Sprintf("%s: granted manifest differs — %s\n      expected %s\n      got      %s", w, v.Why, want, have), want, have)
-				o.Diff = check.DiffBytes([]byte(want), []byte(have))
-				return o
+			if want == have {
+				if level == check.May {
+					return check.Chose(choseOmitted)
+				}
+				return check.Passed()
 			}
-			return check.Passed()
+			if kept != nil {
+				alt, o, ok := canonicalise(ctx, s, kept, w)
+				if !ok {
+					return o
+				}
+				if alt == have {
+					return check.Chose(choseKept)
+				}
+			}
+			o = check.Failed(fmt.Sprintf("%s: granted manifest differs — %s\n      expected %s\n      got      %s", w, v.Why, want, have), want, have)
+			o.Diff = check.DiffBytes([]byte(want), []byte(have))
+			return o
 		},
 	}
+}
+
+// verifyArgs are verify's args: the lease as a value and as its text.
+func verifyArgs(lease canon.Value, key string) map[string]any {
+	text := lease.String()
+	return map[string]any{"lease": json.RawMessage(text), "lease_text": text, "key_hex": key}
 }
 
 // flipSignature changes signature[0] as upstream does: '0' to '1', else to '0'.
@@ -198,17 +224,17 @@ func mapPurpose(lease canon.Value, f func(string) string) canon.Value {
 	return v
 }
 
-func signatureChecks(key string, v SignatureVector) []check.Check {
+func signatureChecks(cl *clauses, key string, v SignatureVector) []check.Check {
 	w := "signature/" + v.Name
 	id := "cdc/signatures/" + v.Name
 	declared, _ := v.Lease.Lookup("declared_hash")
 	verify := func(sub, doc string, lease canon.Value, want bool, failMsg string) check.Check {
 		return check.Check{
 			ID: id + "/" + sub, Doc: doc, Needs: []string{OpHash, OpVerify}, MissingReason: notSignatures,
-			Level: check.Must, Clause: clauseVerify,
-			Explain: fmt.Sprintf("sends: verify {\"lease\", \"key_hex\": %q}\nexpects: %v", key, want),
+			Level: check.Must, Clause: cl.verify,
+			Explain: fmt.Sprintf("sends: verify {\"lease\", \"lease_text\", \"key_hex\": %q}\nexpects: %v", key, want),
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
-				r, err := s.Call(ctx, OpVerify, map[string]any{"lease": json.RawMessage(lease.String()), "key_hex": key})
+				r, err := s.Call(ctx, OpVerify, verifyArgs(lease, key))
 				if err != nil {
 					return check.Broke(err)
 				}
@@ -225,7 +251,7 @@ func signatureChecks(key string, v SignatureVector) []check.Check {
 	return []check.Check{
 		{
 			ID: id + "/lease", Doc: "the signed lease of " + v.Name + " validates as agent-lease", Needs: []string{OpValidate},
-			Level: check.Must, Clause: clauseWellFormed,
+			Level: check.Must, Clause: cl.wellFormed,
 			Explain: "sends: validate {\"shape\": \"agent-lease\", \"value\": <the vector's lease>}\nexpects: valid true",
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, o, ok := validate(ctx, s, "signatures/"+v.Name+" lease", "agent-lease", v.Lease)
@@ -240,10 +266,10 @@ func signatureChecks(key string, v SignatureVector) []check.Check {
 		},
 		{
 			ID: id + "/hash", Doc: "hash of " + v.Name + "'s declaration equals the lease's declared_hash", Needs: []string{OpHash, OpVerify}, MissingReason: notSignatures,
-			Level: check.Must, Clause: clauseHash,
-			Explain: "sends: hash {\"value\": <the declaration>}\nexpects: " + declared.Str,
+			Level: check.Must, Clause: cl.hash,
+			Explain: "sends: hash {\"value\": <the declaration>, \"value_text\": <its text>}\nexpects: " + declared.Str,
 			Run: func(ctx context.Context, s *check.Session) check.Outcome {
-				r, err := s.Call(ctx, OpHash, map[string]json.RawMessage{"value": json.RawMessage(v.Declared.String())})
+				r, err := s.Call(ctx, OpHash, textArgs(map[string]json.RawMessage{"value": json.RawMessage(v.Declared.String())}))
 				if err != nil {
 					return check.Broke(err)
 				}
@@ -265,11 +291,11 @@ func signatureChecks(key string, v SignatureVector) []check.Check {
 	}
 }
 
-func byRuleValidCheck(f Fixture) check.Check {
+func byRuleValidCheck(cl *clauses, f Fixture) check.Check {
 	return check.Check{
 		ID:      "cdc/rules/" + f.Name() + "/schema-valid",
 		Level:   check.Must,
-		Clause:  clauseByRuleValid,
+		Clause:  cl.byRuleValid,
 		Doc:     "invalid-by-rule/" + f.File + " is schema-valid, with a stated rule and path",
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid-by-rule/%s>}\nexpects: valid true", f.Shape, f.File),
@@ -322,11 +348,11 @@ func findings(ctx context.Context, s *check.Session, lease canon.Value, chain []
 	return paths, rules, check.Outcome{}, true
 }
 
-func validRulesCheck(f Fixture) check.Check {
+func validRulesCheck(cl *clauses, f Fixture) check.Check {
 	return check.Check{
 		ID:            "cdc/rules/valid/" + f.Name(),
 		Level:         check.Must,
-		Clause:        clauseRulesValid,
+		Clause:        cl.rulesValid,
 		Doc:           "valid/" + f.File + " breaks no lease rule",
 		Needs:         []string{OpRules},
 		MissingReason: notRules,
@@ -344,7 +370,7 @@ func validRulesCheck(f Fixture) check.Check {
 	}
 }
 
-func byRuleCheck(f Fixture) check.Check {
+func byRuleCheck(cl *clauses, f Fixture) check.Check {
 	chain, haveChain := f.Expect.Chain()
 	rule, path := "", ""
 	if f.Expect != nil && f.Expect.Rule != nil && f.Expect.Path != nil {
@@ -357,7 +383,7 @@ func byRuleCheck(f Fixture) check.Check {
 	return check.Check{
 		ID:            "cdc/rules/" + f.Name(),
 		Level:         check.Must,
-		Clause:        clauseByRule,
+		Clause:        cl.byRule,
 		Doc:           "invalid-by-rule/" + f.File + " breaks " + rule + " at " + path,
 		Needs:         []string{OpRules},
 		MissingReason: notRules,

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/lazyregexp"
 	pc "github.com/refereehq/referee/protocols/cdc"
 )
 
@@ -39,7 +40,29 @@ type Corpus struct {
 	Narrowing              []NarrowVector
 	Signatures             []SignatureVector
 	Key                    string // the test key line, 64 hex
+
+	spec string // the SPEC's text, white space collapsed; "" when the corpus has none
+
+	// compiled is the corpus's schemas compiled, once, for every honest
+	// reading of them (Reference, whatever the mode, unless the mode reads
+	// patterns in another dialect).
+	compiled struct {
+		once sync.Once
+		v    *pc.Validator
+		err  error
+	}
 }
+
+// validator returns the corpus's schemas compiled; each call after the
+// first returns the same one.
+func (cp *Corpus) validator() (*pc.Validator, error) {
+	cp.compiled.once.Do(func() { cp.compiled.v, cp.compiled.err = pc.NewValidator(cp.FS) })
+	return cp.compiled.v, cp.compiled.err
+}
+
+// specFiles are where a corpus keeps its SPEC: the npm package at its root,
+// a checkout under spec/.
+var specFiles = []string{"SPEC-agent-lease-manifest.md", "spec/SPEC-agent-lease-manifest.md"}
 
 // Fixture is one fixture file with its companions.
 type Fixture struct {
@@ -124,7 +147,7 @@ type SignatureVector struct {
 	Declared canon.Value
 }
 
-var keyPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var keyPattern = lazyregexp.New(`^[0-9a-f]{64}$`)
 
 // ReadCorpus reads a contract corpus from c; dir is its directory on disk.
 func ReadCorpus(c *corpus.Corpus, dir string) (*Corpus, error) {
@@ -140,14 +163,29 @@ func ReadCorpus(c *corpus.Corpus, dir string) (*Corpus, error) {
 			}
 		}
 	}
-	if len(cp.Shapes) == 0 {
+	vectorsOnly := len(cp.Shapes) == 0 && !hasPrefix(c, "fixtures/") &&
+		(c.Has("conformance/canonical-vectors.json") || c.Has("conformance/narrowing-vectors.json"))
+	if len(cp.Shapes) == 0 && !vectorsOnly {
 		return nil, fail("no schemas/<shape>.schema.json: not a Cognitive Delivery Contract checkout or package (install one with npm install @cognitive-delivery/contract)")
 	}
 	cp.Release = Release10
 	if c.Has("conformance/narrowing-vectors.json") || anyExpect(c) {
 		cp.Release = Release12
 	}
+	for _, f := range specFiles {
+		if c.Has(f) {
+			raw, err := c.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			cp.spec = oneSpace(string(raw))
+			break
+		}
+	}
 	var err error
+	if vectorsOnly {
+		return cp, cp.readVectors(c)
+	}
 	for _, kind := range []string{"valid", "invalid", "invalid-by-rule"} {
 		fixtures, ferr := cp.readFixtures(c, kind)
 		if ferr != nil {
@@ -168,33 +206,8 @@ func ReadCorpus(c *corpus.Corpus, dir string) (*Corpus, error) {
 	if err = cp.complete(); err != nil {
 		return nil, fail("%v", err)
 	}
-	if c.Has("conformance/canonical-vectors.json") {
-		cp.Canonical = &CanonicalVectors{}
-		if err := decode(c, "conformance/canonical-vectors.json", cp.Canonical); err != nil {
-			return nil, err
-		}
-	}
-	if cp.JCS, err = readJCS(c); err != nil {
+	if err := cp.readVectors(c); err != nil {
 		return nil, err
-	}
-	if c.Has("conformance/narrowing-vectors.json") {
-		var doc struct {
-			Comment json.RawMessage   `json:"_comment"`
-			Vectors []json.RawMessage `json:"vectors"`
-		}
-		if err := decode(c, "conformance/narrowing-vectors.json", &doc); err != nil {
-			return nil, err
-		}
-		for i, raw := range doc.Vectors {
-			var v NarrowVector
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return nil, fail("conformance/narrowing-vectors.json: vector %d: %v", i, err)
-			}
-			var probe map[string]json.RawMessage
-			json.Unmarshal(raw, &probe)
-			_, v.HasRefusals = probe["refusals"]
-			cp.Narrowing = append(cp.Narrowing, v)
-		}
 	}
 	if c.Has("conformance/signature-vectors.json") {
 		if err := cp.readSignatures(c); err != nil {
@@ -202,6 +215,54 @@ func ReadCorpus(c *corpus.Corpus, dir string) (*Corpus, error) {
 		}
 	}
 	return cp, nil
+}
+
+// hasPrefix reports whether the corpus holds a file under prefix.
+func hasPrefix(c *corpus.Corpus, prefix string) bool {
+	for _, f := range c.Files() {
+		if strings.HasPrefix(f, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// readVectors reads the canonical vectors, RFC 8785's test data and the
+// narrowing vectors, those the corpus has.
+func (cp *Corpus) readVectors(c *corpus.Corpus) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("corpus %s: "+format, append([]any{c.Name}, args...)...)
+	}
+	var err error
+	if c.Has("conformance/canonical-vectors.json") {
+		cp.Canonical = &CanonicalVectors{}
+		if err := decode(c, "conformance/canonical-vectors.json", cp.Canonical); err != nil {
+			return err
+		}
+	}
+	if cp.JCS, err = readJCS(c); err != nil {
+		return err
+	}
+	if c.Has("conformance/narrowing-vectors.json") {
+		var doc struct {
+			Comment json.RawMessage   `json:"_comment"`
+			Vectors []json.RawMessage `json:"vectors"`
+		}
+		if err := decode(c, "conformance/narrowing-vectors.json", &doc); err != nil {
+			return err
+		}
+		for i, raw := range doc.Vectors {
+			var v NarrowVector
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return fail("conformance/narrowing-vectors.json: vector %d: %v", i, err)
+			}
+			var probe map[string]json.RawMessage
+			json.Unmarshal(raw, &probe)
+			_, v.HasRefusals = probe["refusals"]
+			cp.Narrowing = append(cp.Narrowing, v)
+		}
+	}
+	return nil
 }
 
 func anyExpect(c *corpus.Corpus) bool {

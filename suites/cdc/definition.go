@@ -31,14 +31,44 @@ node_modules/@cognitive-delivery/contract). Both the 1.0 and 1.2 layouts are
 read. Adapters are told the corpus directory, as an absolute path, in the
 hello's args ("corpus") and in the environment (CDC_CORPUS), to load the
 schemas; the embedded release is written once to a directory under the
-user's cache for them. --format native prints upstream's report.`,
+user's cache for them. --format native prints upstream's report, of
+upstream's corpus only.
+
+Beside upstream's corpus runs referee's supplement (cdc/supplement/...):
+cases for rules upstream's fixtures leave open, each derived from the SPEC
+or a schema, each where the chosen corpus's fixtures, schemas and SPEC hold
+what it rests on: patterns read as ECMA-262 (a final line feed, non-ASCII
+digits, Unicode white space), lengths in code points, integers written
+200.0, unknown members deep in several shapes, an upper-case signature,
+wildcards wider than the parent's grant, numbers at the exponent
+boundaries. --no-supplement leaves it out.
+
+Levels: every check is a must but three kinds. A canonical vector holding a
+lone surrogate is a may in the 1.2 layout (RFC 8785, which governs there,
+refuses it; the vector escapes it), and so is a narrowing vector whose grant
+drops a declared allow.tool_args (SPEC 1.2 §4.4: an issuer MAY omit it);
+accepting an integer written with a fraction (200.0) is a should.
+
+canonicalise, hash, verify and narrow send each JSON value twice, as the
+value and as its exact text (value_text, lease_text, declared_text,
+parent_text), for an implementation whose JSON reader loses a lone
+surrogate or a number's lexeme.`,
 	Examples: []string{
 		"referee run cdc",
 		"referee run cdc --corpus ../shared/corpora/cdc",
 		"referee run cdc --corpus ../shared/corpora/cdc --format native -- node examples/adapters/node/cdc.mjs",
 		"referee run cdc --corpus ../shared/corpora/cdc --mode accept-all --run 'cdc/invalid/**'",
+		"referee run cdc --mode python-re --run 'cdc/supplement/**'",
+		"referee run cdc --corpus ../shared/corpora/cdc --no-supplement",
 		"referee export jsts --corpus ../shared/corpora/cdc --check",
 	},
+	Flags: []check.Flag{{
+		Name:  FlagNoSupplement,
+		Kind:  check.FlagBool,
+		Usage: "leave out referee's supplement (cdc/supplement/...) and run upstream's corpus alone",
+		// A repro runs one check by ID, and no check changes with the flag:
+		// it only leaves the supplement's out.
+	}},
 	Modes:    checkModes(Modes),
 	Corpus:   corpusDoc,
 	Embedded: "the published release npm @cognitive-delivery/contract 1.0.2, byte for byte, with its licence and provenance (suites/cdc/corpus)",
@@ -74,8 +104,16 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	checks := cp.Checks()
+	if !o.Flags.Bool(FlagNoSupplement) {
+		sup, err := EmbeddedSupplement()
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, cp.SupplementChecks(sup)...)
+	}
 	return &check.Loaded{
-		Suite:     &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.Checks()},
+		Suite:     &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: checks},
 		Reference: check.ReferenceOf(func(mode string) (*Handler, error) { return Reference(cp, mode) }),
 		Native:    func(run *check.Run, _ check.Spec) any { return cp.Native(run) },
 		Hello:     map[string]string{"corpus": abs},

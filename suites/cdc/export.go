@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/lazyregexp"
 )
 
 // JSTSDir is where a contract checkout or package keeps its own
@@ -128,8 +128,8 @@ func partLabel(label string, i, n int) string {
 }
 
 var (
-	partTail  = regexp.MustCompile(`^(.*)fixtures, part \d+ of \d+$`)
-	partParen = regexp.MustCompile(`^(.*) \(part \d+ of \d+\)$`)
+	partTail  = lazyregexp.New(`^(.*)fixtures, part \d+ of \d+$`)
+	partParen = lazyregexp.New(`^(.*) \(part \d+ of \d+\)$`)
 )
 
 // wholeLabel undoes partLabel: the label a case description was made from.

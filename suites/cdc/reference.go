@@ -40,6 +40,18 @@ type Mode struct {
 	l2Present     bool           // L2 flags any parent_lease_id
 	l1Inverted    bool           // L1's comparison the wrong way round
 	l1NoExpiry    bool           // a missing expires_at counts as expired
+
+	// The bugs of validators and writers that are not Ajv, which only the
+	// supplement catches (see supplement.go).
+	dialect        *dialect  // patterns read in another regular-expression dialect
+	lengthUTF16    bool      // string lengths counted in UTF-16 code units
+	integerLexeme  bool      // an integer written with a fraction or exponent refused
+	closedDeep     bool      // undeclared members refused two levels down or deeper
+	stripDeep      bool      // roundTrip drops undeclared members two levels down or deeper
+	verifyAnyCase  bool      // verify compares the bytes the signature's hex decodes to
+	narrowReversed bool      // containment also tested backwards, child as the pattern
+	narrowPrefix   bool      // dir/** contains anything whose text starts with dir
+	floats         floatForm // how numbers with a fraction or exponent are written
 }
 
 // Modes lists the built-in adapter's broken modes.
@@ -68,30 +80,61 @@ var Modes = []Mode{
 	{Name: "l1-inverted", Doc: "L1 flags a lease whose expiry is after its issue, the comparison reversed", l1Inverted: true},
 	{Name: "l1-missing-expiry", Doc: "L1 flags a lease or record without expires_at, as if it had expired", l1NoExpiry: true},
 	{Name: "l2-any-parent", Doc: "L2 flags any parent_lease_id, not only one equal to lease_id", l2Present: true},
+	{Name: "python-re", Doc: `validate reads patterns as Python's re does (python-jsonschema): $ also matches before a final line feed, \d any Unicode decimal digit, \s Python's white space, . anything but a line feed`, dialect: &pythonRe},
+	{Name: "re2-classes", Doc: `validate reads patterns with Go's RE2 classes: \s is only [\t\n\f\r ], . anything but a line feed`, dialect: &re2Classes},
+	{Name: "length-utf16", Doc: "validate counts string lengths in UTF-16 code units (String.length, Java, .NET), so a character beyond the BMP counts twice", lengthUTF16: true},
+	{Name: "integer-lexeme", Doc: "validate refuses an integer written with a fraction or exponent (200.0, 4E5), as a reader into a typed integer field does", integerLexeme: true},
+	{Name: "closed-deep", Doc: "validate refuses members no schema declares in objects two levels down or deeper, as typed readers with closed nested models do", closedDeep: true},
+	{Name: "strip-deep", Doc: "roundTrip drops members no schema declares from objects two levels down or deeper", stripDeep: true},
+	{Name: "verify-any-case", Doc: "verify compares the bytes the signature's hex decodes to, so an upper-case signature verifies", verifyAnyCase: true},
+	{Name: "narrow-wildcard-reversed", Doc: "narrow also keeps a declared host or path that, read as a pattern, matches a parent entry: containment tested backwards", narrowReversed: true},
+	{Name: "narrow-path-prefix", Doc: "narrow reads dir/** as containing anything whose text starts with dir, separator or not", narrowPrefix: true},
+	{Name: "float-repr", Doc: "canonical numbers written with a fraction or exponent come out as Python's repr writes floats (1.0, 1e+16, 1e-05), the exponent's leading zeros dropped", floats: floatRepr},
+	{Name: "float-exponent-16", Doc: "canonical numbers switch to exponent form from 1e16 and below 1e-4, as Python's repr does, integral values below 1e16 written as integers", floats: floatExponent16},
+	{Name: "negative-zero", Doc: "canonical numbers keep the sign of zero: -0, as Go's strconv writes it, where ECMAScript writes 0", floats: floatNegativeZero},
 }
 
 // Handler is the built-in adapter: protocols/cdc over a corpus's schemas,
 // with every hook, narrow included.
 type Handler struct {
-	v    *pc.Validator
+	v    *pc.Validator // nil for a corpus without schemas
 	mode Mode
+	// declared holds, per shape, every member name the shape's schema
+	// declares (closed-deep and strip-deep).
+	declared map[string]map[string]bool
 }
 
 // Reference returns the built-in adapter for cp in mode ("" for the honest one).
 func Reference(cp *Corpus, mode string) (*Handler, error) {
-	v, err := pc.NewValidator(cp.FS)
+	h := &Handler{}
+	if mode != "" {
+		m, err := check.FindMode(Name, Modes, func(m *Mode) string { return m.Name }, mode)
+		if err != nil {
+			return nil, err
+		}
+		h.mode = *m
+	}
+	if len(cp.Shapes) == 0 {
+		return h, nil // vectors only: nothing to validate against
+	}
+	var err error
+	if h.mode.dialect != nil {
+		fsys, err := rewritePatterns(cp.FS, h.mode.dialect)
+		if err != nil {
+			return nil, err
+		}
+		h.v, err = pc.NewValidator(fsys)
+	} else {
+		h.v, err = cp.validator()
+	}
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{v: v}
-	if mode == "" {
-		return h, nil
+	if h.mode.closedDeep || h.mode.stripDeep {
+		if h.declared, err = declaredNames(cp); err != nil {
+			return nil, err
+		}
 	}
-	m, err := check.FindMode(Name, Modes, func(m *Mode) string { return m.Name }, mode)
-	if err != nil {
-		return nil, err
-	}
-	h.mode = *m
 	return h, nil
 }
 
@@ -113,12 +156,44 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 		return nil, bad("args must be an object")
 	}
 	arg := func(k string) canon.Value { v, _ := args.Lookup(k); return v }
+	// A value sent with its text (name_text) is read from the text, which
+	// keeps what the verdict depends on; the value is the same JSON.
+	for _, k := range []string{"value", "declared", "parent", "lease"} {
+		t, ok := args.Lookup(k + "_text")
+		if !ok || t.Kind != canon.String {
+			continue
+		}
+		v, err := canon.Parse([]byte(t.Str), canon.ReadOptions{})
+		if err != nil {
+			return nil, bad(k + "_text is not JSON: " + err.Error())
+		}
+		for i := range args.Members {
+			if args.Members[i].Key == k {
+				args.Members[i].Value = v
+			}
+		}
+	}
 	m := h.mode
 	switch op {
 	case OpValidate:
-		ok, errs, err := h.v.Validate(arg("shape").Str, arg("value"))
+		shape, value := arg("shape").Str, arg("value")
+		if h.v == nil {
+			return nil, &adapter.Error{Code: "unknown_shape", Message: fmt.Sprintf("cdc: unknown shape %q: the corpus has no schemas", shape)}
+		}
+		switch {
+		case m.lengthUTF16:
+			value = doubleAstral(value)
+		case m.integerLexeme:
+			value = unIntegral(value)
+		}
+		ok, errs, err := h.v.Validate(shape, value)
 		if err != nil {
 			return nil, &adapter.Error{Code: "unknown_shape", Message: err.Error()}
+		}
+		if m.closedDeep && ok {
+			if p, found := undeclaredDeep(value, h.declared[shape]); found {
+				ok, errs = false, []pc.SchemaError{{InstancePath: p, Keyword: "additionalProperties"}}
+			}
 		}
 		switch {
 		case m.rejectAll:
@@ -141,8 +216,11 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 		return b, nil
 	case OpRoundTrip:
 		v := arg("value")
-		if m.strip {
+		switch {
+		case m.strip:
 			v = stripPlanted(v)
+		case m.stripDeep:
+			v = stripDeep(v, h.declared[arg("shape").Str], 0)
 		}
 		return json.RawMessage(v.String()), nil
 	case OpCanonicalise:
@@ -195,6 +273,9 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 			sig, _ := lease.Lookup("signature")
 			ok = len(sig.Str) == 64
 		}
+		if m.verifyAnyCase && !ok {
+			ok = pc.Verify(lowerSignature(lease), key)
+		}
 		return json.RawMessage(fmt.Sprint(ok)), nil
 	case OpRules:
 		chainV, haveChain := args.Lookup("chain")
@@ -233,8 +314,11 @@ func jsonString(s string) json.RawMessage {
 }
 
 func (h *Handler) canonical(v canon.Value) ([]byte, error) {
-	if h.mode.writer != nil {
+	switch {
+	case h.mode.writer != nil:
 		return h.mode.writer.Append(nil, v)
+	case h.mode.floats != floatES:
+		return (&mutant.Writer{Numbers: mutant.Lexeme, Surrogates: mutant.Escape}).Append(nil, writeFloats(v, h.mode.floats))
 	}
 	return pc.Canonical(v)
 }
@@ -245,7 +329,13 @@ func (h *Handler) narrow(declared, parent canon.Value) (canon.Value, []string) {
 		return declared, nil
 	}
 	granted, refusals := pc.Narrow(declared, parent)
-	if len(refusals) > 0 || !(m.narrowNoClamp || m.narrowNoUnion) {
+	if len(refusals) > 0 {
+		return granted, refusals
+	}
+	if m.narrowReversed || m.narrowPrefix {
+		return widen(granted, declared, parent, m), nil
+	}
+	if !(m.narrowNoClamp || m.narrowNoUnion) {
 		return granted, refusals
 	}
 	for i, mem := range granted.Members {

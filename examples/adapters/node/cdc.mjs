@@ -15,16 +15,21 @@
 //
 // The schemas are read at hello from <corpus>/schemas/, where <corpus> is the
 // environment variable CDC_CORPUS when it is set and not empty, else the
-// hello's args.corpus. With neither, hello fails with err "no_corpus".
+// hello's args.corpus. With neither, hello fails with err "no_corpus". A
+// corpus with no schemas/ directory (vectors only, as referee fuzz writes)
+// has nothing to validate against: validate then answers "unknown_shape".
 //
 // Ops (besides hello):
-//   validate     {shape, value}           -> ok {valid, errors: [{instancePath, keyword}]}
-//   roundTrip    {shape, value}           -> ok: the value re-emitted
-//   canonicalise {value, nonfinite?}      -> ok: the canonical text, or err "non_finite"
-//   hash         {value}                  -> ok: lowercase hex SHA-256 of the canonical bytes
-//   verify       {lease, key_hex}         -> ok: true or false
-//   rules        {lease, chain?}          -> ok: [{rule, path}]
-// There is no narrow, as in the contract's reference adapter.
+//   validate     {shape, value}                   -> ok {valid, errors: [{instancePath, keyword}]}
+//   roundTrip    {shape, value}                   -> ok: the value re-emitted
+//   canonicalise {value, value_text, nonfinite?}  -> ok: the canonical text, or err "non_finite"
+//   hash         {value, value_text}              -> ok: lowercase hex SHA-256 of the canonical bytes
+//   verify       {lease, lease_text, key_hex}     -> ok: true or false
+//   rules        {lease, chain?}                  -> ok: [{rule, path}]
+// There is no narrow, as in the contract's reference adapter. Where referee
+// sends a value's exact text beside it (name_text), the adapter reads the
+// text with JSON.parse: for Node that is the value the request line already
+// gave, but it is what an adapter in another language would read.
 
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -85,6 +90,10 @@ function loadSchemas(corpus) {
   try {
     files = readdirSync(dir).filter((f) => f.endsWith(".schema.json")).sort();
   } catch (e) {
+    if (e.code === "ENOENT" && readdirSync(resolve(corpus)).includes("conformance")) {
+      process.stderr.write(`cdc-node: ${resolve(corpus)} has vectors and no schemas: nothing to validate against\n`);
+      return new Map();
+    }
     throw new Reject("bad_corpus", `cannot list ${dir}: ${e.message}`);
   }
   const ajv = new Ajv({ allErrors: true, strict: false });
@@ -271,6 +280,18 @@ function arg(args, name) {
   return args[name];
 }
 
+// valueArg returns the JSON value args[name], read from its exact text
+// args[name + "_text"] when referee sent one.
+function valueArg(args, name) {
+  const text = isPlainObject(args) ? args[name + "_text"] : undefined;
+  if (typeof text !== "string") return arg(args, name);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Reject("bad_args", `args.${name}_text is not JSON: ${e.message}`);
+  }
+}
+
 // handle answers one request with the reply's ok value.
 function handle(op, args) {
   switch (op) {
@@ -291,18 +312,18 @@ function handle(op, args) {
       return JSON.parse(JSON.stringify(arg(args, "value")));
     }
     case "canonicalise": {
-      let value = arg(args, "value");
+      let value = valueArg(args, "value");
       if (has(args, "nonfinite")) value = plantNonFinite(value, args.nonfinite);
       return canonicalise(value);
     }
     case "hash":
-      return sha256Hex(canonicalise(arg(args, "value")));
+      return sha256Hex(canonicalise(valueArg(args, "value")));
     case "verify": {
       const keyHex = arg(args, "key_hex");
       if (typeof keyHex !== "string" || !HEX_PAIRS.test(keyHex)) {
         throw new Reject("bad_args", "args.key_hex must be a string of hex digit pairs");
       }
-      return verify(arg(args, "lease"), keyHex);
+      return verify(valueArg(args, "lease"), keyHex);
     }
     case "rules": {
       const lease = arg(args, "lease");
