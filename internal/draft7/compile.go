@@ -494,12 +494,43 @@ func (c *Compiler) regexp(expr string) (*regexp2.Regexp, error) {
 	if re, ok := c.regexps[expr]; ok {
 		return re, nil
 	}
-	re, err := regexp2.Compile(expr, regexp2.ECMAScript)
+	re, err := regexp2.Compile(ecmaDot(expr), regexp2.ECMAScript)
 	if err != nil {
 		return nil, err
 	}
 	c.regexps[expr] = re
 	return re, nil
+}
+
+// ecmaDot returns expr with each "." that stands for any character spelt
+// out as ECMA-262 reads it: any character but a line terminator (LF, CR,
+// U+2028, U+2029). regexp2 leaves U+2028 and U+2029 to ".", even in its
+// ECMAScript mode. An escaped "." and one inside a class are literal dots
+// and stay as they are.
+func ecmaDot(expr string) string {
+	if !strings.Contains(expr, ".") {
+		return expr
+	}
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(expr); i++ {
+		switch ch := expr[i]; {
+		case ch == '\\' && i+1 < len(expr):
+			b.WriteString(expr[i : i+2])
+			i++
+		case ch == '[' && !inClass:
+			inClass = true
+			b.WriteByte(ch)
+		case ch == ']' && inClass:
+			inClass = false
+			b.WriteByte(ch)
+		case ch == '.' && !inClass:
+			b.WriteString(`[^\n\r\u2028\u2029]`)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
 }
 
 // cycles refuses a schema in which a $ref chain, through keywords that
