@@ -8,9 +8,11 @@
 #
 #   1. upstream's runner with its Ajv adapter, on the 1.0.2 package (the
 #      worked example of docs/implementing.md, run-corpus.mjs);
-#   2. referee run cdc --corpus <that package>, with the built-in adapter;
+#   2. referee run cdc --no-supplement --corpus <that package>, with the
+#      built-in adapter (upstream's corpus alone, as upstream's runner runs
+#      it: referee's own supplementary cases are left out);
 #   3. the same, with the Node adapter (examples/adapters/node/cdc.mjs);
-#   4. referee run cdc --corpus ${REFEREE_SHARED:-../shared}/corpora/cdc
+#   4. referee run cdc --no-supplement --corpus ${REFEREE_SHARED:-../shared}/corpora/cdc
 #      (the 1.2.1 corpus), built-in adapter, referee alone: upstream's 1.2.1
 #      runner is not on npm, so that row is compared with the figures in
 #      ../shared/notes/cdc.md.
@@ -157,19 +159,19 @@ echo "  $upstream_line"
 node -e 'const r = JSON.parse(process.argv[1]); process.exit(r.failures === 0 && r.validCount > 0 && r.invalidCount > 0 ? 0 : 1)' "$upstream_line" ||
   die "upstream's runner did not pass its own corpus: $upstream_line"
 
-echo "referee, built-in adapter, 1.0.2: referee run cdc --corpus <package> --format native"
-confirm builtin "$referee" run cdc --corpus "$pkg" --format native
+echo "referee, built-in adapter, 1.0.2: referee run cdc --no-supplement --corpus <package> --format native"
+confirm builtin "$referee" run cdc --no-supplement --corpus "$pkg" --format native
 check_native builtin "$upstream_line"
 
-echo "referee + Node adapter, 1.0.2: referee run cdc --corpus <package> --format native -- node $node_adapter"
-confirm node "$referee" run cdc --corpus "$pkg" --format native -- node "$node_adapter"
+echo "referee + Node adapter, 1.0.2: referee run cdc --no-supplement --corpus <package> --format native -- node $node_adapter"
+confirm node "$referee" run cdc --no-supplement --corpus "$pkg" --format native -- node "$node_adapter"
 check_native node "$upstream_line"
 
 have_shared=
 if [ -d "$shared_corpus/schemas" ]; then
   have_shared=1
-  echo "referee, built-in adapter, 1.2.1: referee run cdc --corpus $shared_corpus --format native"
-  confirm shared "$referee" run cdc --corpus "$shared_corpus" --format native
+  echo "referee, built-in adapter, 1.2.1: referee run cdc --no-supplement --corpus $shared_corpus --format native"
+  confirm shared "$referee" run cdc --no-supplement --corpus "$shared_corpus" --format native
   check_native shared all
 else
   echo "referee, built-in adapter, 1.2.1: skipped: $shared_corpus not found (set REFEREE_SHARED)"
@@ -213,10 +215,10 @@ time_row() {
   echo "  $name: ${raw[$name]}"
 }
 time_row upstream "${upstream[@]}"
-time_row builtin "$referee" run cdc --corpus "$pkg" --format native
-time_row node "$referee" run cdc --corpus "$pkg" --format native -- node "$node_adapter"
+time_row builtin "$referee" run cdc --no-supplement --corpus "$pkg" --format native
+time_row node "$referee" run cdc --no-supplement --corpus "$pkg" --format native -- node "$node_adapter"
 if [ -n "$have_shared" ]; then
-  time_row shared "$referee" run cdc --corpus "$shared_corpus" --format native
+  time_row shared "$referee" run cdc --no-supplement --corpus "$shared_corpus" --format native
 fi
 
 # --- the table --------------------------------------------------------------
