@@ -72,16 +72,16 @@ func UnmatchedEntries(entries []BaselineEntry, checks []Check) []BaselineEntry {
 // passing check selected only by stale entries is Stale.
 func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEntry) {
 	selects := func(e BaselineEntry, id string) bool { return e.Pattern.MatchWhole(id) }
-	for i := range run.Results {
-		r := &run.Results[i]
+	for i, r := range run.All() {
 		if slices.ContainsFunc(flaky, func(e BaselineEntry) bool { return selects(e, r.ID) }) {
 			r.Known = KnownFlaky
+			run.Set(i, r)
 		}
 	}
 	staleEntry := make([]bool, len(failing))
 	for i, e := range failing {
 		any, anyFailed := false, false
-		for _, r := range run.Results {
+		for _, r := range run.All() {
 			if r.Known != KnownFlaky && selects(e, r.ID) {
 				any, anyFailed = true, anyFailed || r.Failed()
 			}
@@ -91,8 +91,7 @@ func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEn
 			stale = append(stale, e)
 		}
 	}
-	for i := range run.Results {
-		r := &run.Results[i]
+	for i, r := range run.All() {
 		if r.Known == KnownFlaky {
 			continue
 		}
@@ -106,6 +105,7 @@ func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEn
 		if listed {
 			r.Known = KnownFailing
 			r.Stale = r.Status == Pass && onlyStale
+			run.Set(i, r)
 		}
 	}
 	return stale
@@ -161,7 +161,7 @@ func FailingBaselineUnder(run *Run, header string, strict bool) []byte {
 	for _, l := range strings.Split(strings.TrimRight(header, "\n"), "\n") {
 		fmt.Fprintf(&b, "# %s\n", l)
 	}
-	for _, r := range run.Results {
+	for _, r := range run.All() {
 		if r.Blocks(strict) && r.Known != KnownFlaky {
 			fmt.Fprintln(&b, r.ID)
 		}

@@ -1,8 +1,12 @@
 package check
 
 import (
+	"bytes"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBaseline(t *testing.T) {
@@ -159,5 +163,56 @@ func TestBaselineLevels(t *testing.T) {
 	strictWant := "# h\n" + musts + "jcs/rejects/warning\njcs/rejects/listed-warning\njcs/rejects/should-error\n" + mays
 	if got := string(FailingBaselineUnder(fresh, "h", true)); got != strictWant {
 		t.Errorf("written baseline under strict:\n%s\nwant:\n%s", got, strictWant)
+	}
+}
+
+// compactRun is results as a compact run keeps them.
+func compactRun(results []Result) *Run {
+	run := &Run{compact: make([]verdict, len(results))}
+	for _, r := range results {
+		run.checks = append(run.checks, Check{ID: r.ID, Level: r.Level})
+	}
+	for i, r := range results {
+		run.Set(i, r)
+	}
+	return run
+}
+
+// TestBaselineCompact: a baseline marks a compact run's results as it marks
+// a whole run's, and the baseline written from either is the same.
+func TestBaselineCompact(t *testing.T) {
+	failing, _ := ParseBaseline("k", []byte("jcs/keys/**\njcs/numbers/a\n"))
+	flaky, _ := ParseBaseline("f", []byte("jcs/strings/**\n"))
+	results := []Result{
+		{ID: "jcs/keys/a", Status: Fail, Level: Must},
+		{ID: "jcs/keys/b", Status: Pass, Level: Must},
+		{ID: "jcs/numbers/a", Status: Pass, Level: Must},
+		{ID: "jcs/strings/c", Status: Error, Level: Must},
+		{ID: "jcs/other/d", Status: Fail, Level: Should},
+		{ID: "jcs/other/e", Status: Pass, Level: May, Outcome: ChoseReject, Duration: 3 * time.Millisecond},
+		{ID: "jcs/other/f", Status: Pass, Level: Should, Duration: 2 * time.Millisecond},
+	}
+	whole := &Run{Results: slices.Clone(results)}
+	compact := compactRun(results)
+	staleWhole, staleCompact := ApplyBaseline(whole, failing, flaky), ApplyBaseline(compact, failing, flaky)
+	if !reflect.DeepEqual(staleWhole, staleCompact) || len(staleWhole) != 1 {
+		t.Errorf("stale %v and %v, want jcs/numbers/a in both", staleWhole, staleCompact)
+	}
+	for i, r := range compact.All() {
+		if !reflect.DeepEqual(r, whole.Results[i]) {
+			t.Errorf("result %d: compact %+v, whole %+v", i, r, whole.Results[i])
+		}
+	}
+	if compact.At(2).Stale != true || compact.At(1).Known != KnownFailing {
+		t.Errorf("marks lost: %+v %+v", compact.At(1), compact.At(2))
+	}
+	if v := compact.compact[6]; v.full != nil || compact.compact[5].full != nil {
+		t.Errorf("plain passes kept whole: %+v %+v", compact.compact[5], v)
+	}
+	if a, b := FailingBaselineUnder(whole, "h", true), FailingBaselineUnder(compact, "h", true); !bytes.Equal(a, b) {
+		t.Errorf("written baselines differ:\n%s\n%s", a, b)
+	}
+	if compact.Counts() != whole.Counts() {
+		t.Errorf("counts %+v, want %+v", compact.Counts(), whole.Counts())
 	}
 }

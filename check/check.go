@@ -29,12 +29,25 @@ type Check struct {
 	MissingReason string
 	// Explain says, in a few lines, what the check sends and what it expects.
 	Explain string
+	// ExplainFunc, if set, computes Explain when it is asked for, so that a
+	// suite of a large corpus holds no explanation until one is read; read
+	// either through Explanation.
+	ExplainFunc func() string
 	// Level is how strongly the protocol demands it; "" is Must.
 	Level Level
 	// Clause is the text the check rests on, with its source: "RFC 8785
 	// §3.2.3: ... sorted ... as arrays of UTF-16 code units".
 	Clause string
 	Run    func(ctx context.Context, s *Session) Outcome
+}
+
+// Explanation returns what the check sends and expects: Explain, or what
+// ExplainFunc computes when Explain is empty.
+func (c *Check) Explanation() string {
+	if c.Explain == "" && c.ExplainFunc != nil {
+		return c.ExplainFunc()
+	}
+	return c.Explain
 }
 
 // Suite is a named, ordered set of checks built from one corpus.
@@ -113,6 +126,11 @@ type Evidence struct {
 	Exchanges []adapter.Exchange `json:"-"`
 	Stderr    string             `json:"stderr,omitempty"`
 	Repro     string             `json:"repro,omitempty"`
+}
+
+// empty reports whether e holds no evidence at all.
+func (e Evidence) empty() bool {
+	return e.Diff == nil && len(e.Notes) == 0 && len(e.Exchanges) == 0 && e.Stderr == "" && e.Repro == ""
 }
 
 // Session is a check's handle on the implementation under test; it records

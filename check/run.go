@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +22,12 @@ type Options struct {
 	Repro func(id string, exchanges []adapter.Exchange) string
 	// Progress, if set, is called after each check, in completion order.
 	Progress func(done, total int, r Result)
+	// Compact keeps the run's verdicts small, for a large corpus: a plain
+	// pass is kept as its duration (its check gives its ID and level), not
+	// as a Result. Results is then nil; Len, At and All read every result
+	// of any run, and Expand fills Results. The report of a compact run
+	// (report.New) is lean: it holds no copy of them either.
+	Compact bool
 }
 
 // Run is the outcome of executing a suite's selected checks.
@@ -32,6 +40,93 @@ type Run struct {
 	CleanRestarts int
 	Started       time.Time
 	Duration      time.Duration
+
+	// A compact run's results (Options.Compact), in check order, and its
+	// checks, whose IDs and levels its plain passes have.
+	compact []verdict
+	checks  []Check
+}
+
+// verdict is one result of a compact run: a plain pass (its check's ID and
+// level, no baseline mark, no evidence; a may check's outcome one of the
+// usual two) in a few words, any other result whole.
+type verdict struct {
+	duration time.Duration
+	full     *Result // the result, unless it is a plain pass
+	outcome  uint8   // an index in outcomes
+}
+
+// outcomes are the outcomes a compact run keeps in a verdict.
+var outcomes = []string{"", ChoseOutput, ChoseReject}
+
+// verdictOf keeps res, the result of c, as a compact run does.
+func verdictOf(c *Check, res Result) verdict {
+	if res.Status == Pass && res.ID == c.ID && res.Level == c.LevelOf() && res.Reason == "" && res.Expected == "" && res.Actual == "" &&
+		res.Known == "" && !res.Stale && !res.notRun && res.Evidence.empty() {
+		if o := slices.Index(outcomes, res.Outcome); o >= 0 {
+			return verdict{duration: res.Duration, outcome: uint8(o)}
+		}
+	}
+	return verdict{full: new(res)}
+}
+
+// Compact reports whether the run keeps its results compact
+// (Options.Compact): Results is nil, and Len, At and All read them.
+func (r *Run) Compact() bool { return r.compact != nil }
+
+// Len returns the number of results: one for each check the run was given.
+func (r *Run) Len() int {
+	if r.compact != nil {
+		return len(r.compact)
+	}
+	return len(r.Results)
+}
+
+// At returns the result of the run's i-th check.
+func (r *Run) At(i int) Result {
+	if r.compact == nil {
+		return r.Results[i]
+	}
+	v := &r.compact[i]
+	if v.full != nil {
+		return *v.full
+	}
+	c := &r.checks[i]
+	return Result{ID: c.ID, Status: Pass, Level: c.LevelOf(), Outcome: outcomes[v.outcome], Duration: v.duration}
+}
+
+// All yields the run's results with their indexes, in check order.
+func (r *Run) All() iter.Seq2[int, Result] {
+	return func(yield func(int, Result) bool) {
+		for i := range r.Len() {
+			if !yield(i, r.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Set replaces the result of the run's i-th check.
+func (r *Run) Set(i int, res Result) {
+	if r.compact == nil {
+		r.Results[i] = res
+		return
+	}
+	r.compact[i] = verdictOf(&r.checks[i], res)
+}
+
+// Expand fills Results with every result of a compact run, for code that
+// reads Results; the run is then like any other. It does nothing to a run
+// whose Results are filled.
+func (r *Run) Expand() {
+	if r.compact == nil {
+		return
+	}
+	results := make([]Result, len(r.compact))
+	for i := range results {
+		results[i] = r.At(i)
+	}
+	r.Results, r.compact, r.checks = results, nil, nil
 }
 
 // Counts tallies results by status; a failed should check is a warning,
@@ -47,7 +142,7 @@ type Counts struct {
 // Counts tallies the run's results by status.
 func (r *Run) Counts() Counts {
 	var c Counts
-	for _, res := range r.Results {
+	for _, res := range r.All() {
 		switch res.Status {
 		case Pass:
 			c.Pass++
@@ -95,7 +190,12 @@ type Preparer interface {
 // Checks start in order; at most the target's declared concurrency (or
 // opt.Parallel, if lower) run at once.
 func Execute(ctx context.Context, target Target, checks []Check, opt Options) *Run {
-	run := &Run{Results: make([]Result, len(checks)), Started: time.Now()}
+	run := &Run{Started: time.Now()}
+	if opt.Compact && len(checks) > 0 {
+		run.compact, run.checks = make([]verdict, len(checks)), checks
+	} else {
+		run.Results = make([]Result, len(checks))
+	}
 	client, _ := target.(*adapter.Client)
 	if p, ok := target.(Preparer); ok {
 		p.Prepare(checks)
@@ -117,7 +217,7 @@ func Execute(ctx context.Context, target Target, checks []Check, opt Options) *R
 			defer func() { <-sem; wg.Done() }()
 			res := runOne(ctx, target, client, &checks[i], opt)
 			mu.Lock()
-			run.Results[i] = res
+			run.Set(i, res)
 			done++
 			if opt.Progress != nil {
 				opt.Progress(done, len(checks), res)
@@ -132,7 +232,7 @@ func Execute(ctx context.Context, target Target, checks []Check, opt Options) *R
 		run.CleanRestarts = t.CleanRestarts()
 	}
 	run.Complete = true
-	for _, r := range run.Results {
+	for _, r := range run.All() {
 		if r.notRun {
 			run.Complete = false
 		}

@@ -3,6 +3,7 @@ package check_test
 import (
 	"context"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,11 @@ func echoCheck(id, op, args, want string) check.Check {
 
 func execute(t *testing.T, mode string, checks []check.Check) *check.Run {
 	t.Helper()
+	return executeWith(t, mode, checks, false)
+}
+
+func executeWith(t *testing.T, mode string, checks []check.Check, compact bool) *check.Run {
+	t.Helper()
 	cfg := adaptertest.Process(t, mode)
 	start := func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }
 	c, err := adapter.Dial(context.Background(), start, "test", adapter.Options{Timeout: time.Second})
@@ -45,7 +51,8 @@ func execute(t *testing.T, mode string, checks []check.Check) *check.Run {
 	}
 	defer c.Close()
 	return check.Execute(context.Background(), c, checks, check.Options{
-		Repro: func(id string, exs []adapter.Exchange) string { return "repro " + id },
+		Repro:   func(id string, exs []adapter.Exchange) string { return "repro " + id },
+		Compact: compact,
 	})
 }
 
@@ -144,5 +151,52 @@ func TestExecuteHangIsBounded(t *testing.T) {
 	}
 	if r := run.Results[1]; r.Status != check.Pass {
 		t.Errorf("after the hang: %s %q, want pass on the restarted adapter", r.Status, r.Reason)
+	}
+}
+
+// chose passes with the outcome choice, as a may check does.
+func chose(id, choice string) check.Check {
+	return check.Check{ID: id, Level: check.May, Run: func(context.Context, *check.Session) check.Outcome { return check.Chose(choice) }}
+}
+
+// TestExecuteCompact: a compact run gives every result a whole run gives,
+// through Len, At and All, and Expand makes it a whole run.
+func TestExecuteCompact(t *testing.T) {
+	checks := []check.Check{
+		echoCheck("t/pass", "echo", `{"a":1}`, `{"a":1}`),
+		echoCheck("t/fail", "echo", `{"a":1}`, `{"a":2}`),
+		echoCheck("t/missing-op", "frobnicate", `{}`, `{}`),
+		chose("t/may-output", check.ChoseOutput),
+		chose("t/may-rejected", check.ChoseReject),
+		chose("t/may-other", "another outcome"),
+		{ID: "t/should", Level: check.Should, Run: func(context.Context, *check.Session) check.Outcome { return check.Passed() }},
+	}
+	whole := executeWith(t, adaptertest.Good, checks, false)
+	compact := executeWith(t, adaptertest.Good, checks, true)
+	if whole.Compact() || !compact.Compact() || compact.Results != nil || compact.Len() != len(checks) || whole.Len() != len(checks) {
+		t.Fatalf("compact %v (%d results, Len %d), whole %v (Len %d)", compact.Compact(), len(compact.Results), compact.Len(), whole.Compact(), whole.Len())
+	}
+	same := func(a, b check.Result) bool {
+		a.Duration, b.Duration = 0, 0
+		a.Evidence.Stderr, b.Evidence.Stderr = "", "" // the fake adapter's log tail differs between the two runs
+		return reflect.DeepEqual(a, b)
+	}
+	for i, r := range compact.All() {
+		if w := whole.Results[i]; !same(r, w) {
+			t.Errorf("result %d: compact %+v, whole %+v", i, r, w)
+		}
+	}
+	if compact.Counts() != whole.Counts() || !compact.Complete {
+		t.Errorf("counts %+v, want %+v; complete %v", compact.Counts(), whole.Counts(), compact.Complete)
+	}
+	r := compact.At(0)
+	r.Known = check.KnownFailing
+	compact.Set(0, r)
+	if got := compact.At(0); got.Known != check.KnownFailing || got.Status != check.Pass {
+		t.Errorf("Set kept %+v", got)
+	}
+	compact.Expand()
+	if compact.Compact() || len(compact.Results) != len(checks) || compact.Results[0].Known != check.KnownFailing || !same(compact.Results[1], whole.Results[1]) {
+		t.Errorf("expanded: %+v", compact.Results)
 	}
 }

@@ -86,3 +86,20 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectCopiesOnlyASubset: a selection that keeps every check is the
+// checks themselves, with no room to append into them; one that leaves some
+// out is a copy.
+func TestSelectCopiesOnlyASubset(t *testing.T) {
+	checks := []Check{{ID: "s/a"}, {ID: "s/b"}}
+	for _, run := range [][]string{nil, {"s"}, {"s/a", "s/b"}} {
+		all, err := Select(checks, run, nil)
+		if err != nil || len(all) != 2 || &all[0] != &checks[0] || cap(all) != 2 {
+			t.Errorf("run %q: %d checks, %v; want the checks themselves", run, len(all), err)
+		}
+	}
+	some, err := Select(checks, nil, []string{"s/a"})
+	if err != nil || len(some) != 1 || some[0].ID != "s/b" || &some[0] == &checks[1] {
+		t.Errorf("a subset: %v, %v; want a copy of s/b", some, err)
+	}
+}

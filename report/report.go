@@ -1,8 +1,12 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
+	"iter"
 	"time"
 
 	"github.com/refereehq/referee/check"
@@ -36,6 +40,11 @@ type Report struct {
 	Counts         check.Counts   `json:"counts"`
 	Baseline       *Baseline      `json:"baseline,omitempty"`
 	Checks         []Check        `json:"checks"`
+
+	// lean, for the report of a compact run, is the run: its results are
+	// the report's checks, made one at a time as they are written or read,
+	// and Checks is nil until Full makes them.
+	lean *check.Run
 }
 
 // Shard names the part of a suite's selected checks a sharded run ran: those
@@ -114,6 +123,11 @@ type Exchange struct {
 // blocks conformance only under strict, which makes not-checked results
 // block too. A run with a baseline applied (check.ApplyBaseline) is judged
 // against it: use WithBaseline.
+//
+// The report of a compact run (check.Options.Compact) is lean: it holds no
+// check, so that a large run's verdicts are not held twice. WriteJSON and
+// WriteText write its checks one at a time, All and Len read them, and Full
+// makes Checks for code that reads them.
 func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool) *Report {
 	r := &Report{
 		Format:         Format,
@@ -127,43 +141,96 @@ func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict boo
 		Restarts:       run.Restarts,
 		CleanRestarts:  run.CleanRestarts,
 		Counts:         run.Counts(),
-		Checks:         make([]Check, 0, len(run.Results)),
 	}
 	if r.Implementation.Ops == nil {
 		r.Implementation.Ops = []string{}
 	}
-	for _, res := range run.Results {
-		level := res.Level
-		if level == "" {
-			level = check.Must
-		}
-		c := Check{
-			ID:         res.ID,
-			Status:     string(res.Status),
-			Level:      string(level),
-			Reason:     res.Reason,
-			DurationMS: float64(res.Duration.Microseconds()) / 1000,
-			Known:      res.Known,
-			Stale:      res.Stale,
-		}
-		if res.Status == check.Pass && level == check.May {
-			c.Outcome = res.Outcome
-		}
-		if res.Status == check.Fail {
-			exp, act := res.Expected, res.Actual
-			c.Expected, c.Actual = &exp, &act
-		}
-		if res.Failed() {
-			e := res.Evidence
-			ev := &Evidence{Diff: e.Diff, Notes: e.Notes, Stderr: e.Stderr, Repro: e.Repro}
-			for _, x := range e.Exchanges {
-				ev.Exchanges = append(ev.Exchanges, Exchange{Request: string(x.Request), Reply: string(x.Reply)})
-			}
-			c.Evidence = ev
-		}
-		r.Checks = append(r.Checks, c)
+	if run.Compact() {
+		r.lean = run
+	} else {
+		r.Checks = checksOf(run)
 	}
 	r.Conformant = conformant(r.Complete, r.Strict, r.Counts)
+	return r
+}
+
+// checksOf returns the report's checks of run's results.
+func checksOf(run *check.Run) []Check {
+	checks := make([]Check, 0, run.Len())
+	for _, res := range run.All() {
+		checks = append(checks, checkOf(res))
+	}
+	return checks
+}
+
+// checkOf is the report's check of one result.
+func checkOf(res check.Result) Check {
+	level := res.Level
+	if level == "" {
+		level = check.Must
+	}
+	c := Check{
+		ID:         res.ID,
+		Status:     string(res.Status),
+		Level:      string(level),
+		Reason:     res.Reason,
+		DurationMS: float64(res.Duration.Microseconds()) / 1000,
+		Known:      res.Known,
+		Stale:      res.Stale,
+	}
+	if res.Status == check.Pass && level == check.May {
+		c.Outcome = res.Outcome
+	}
+	if res.Status == check.Fail {
+		exp, act := res.Expected, res.Actual
+		c.Expected, c.Actual = &exp, &act
+	}
+	if res.Failed() {
+		e := res.Evidence
+		ev := &Evidence{Diff: e.Diff, Notes: e.Notes, Stderr: e.Stderr, Repro: e.Repro}
+		for _, x := range e.Exchanges {
+			ev.Exchanges = append(ev.Exchanges, Exchange{Request: string(x.Request), Reply: string(x.Reply)})
+		}
+		c.Evidence = ev
+	}
+	return c
+}
+
+// Len returns the number of the report's checks.
+func (r *Report) Len() int {
+	if r.lean != nil {
+		return r.lean.Len()
+	}
+	return len(r.Checks)
+}
+
+// All yields the report's checks with their indexes, in order: those it
+// holds, or a lean report's, made one at a time.
+func (r *Report) All() iter.Seq2[int, Check] {
+	return func(yield func(int, Check) bool) {
+		if r.lean == nil {
+			for i, c := range r.Checks {
+				if !yield(i, c) {
+					return
+				}
+			}
+			return
+		}
+		for i, res := range r.lean.All() {
+			if !yield(i, checkOf(res)) {
+				return
+			}
+		}
+	}
+}
+
+// Full returns r with Checks made, for code that reads them: a lean
+// report's checks are made from its run once, and held from then on; any
+// other report is returned as it is.
+func (r *Report) Full() *Report {
+	if r.lean != nil {
+		r.Checks, r.lean = checksOf(r.lean), nil
+	}
 	return r
 }
 
@@ -178,7 +245,7 @@ func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, s
 	for _, e := range stale {
 		b.StaleEntries = append(b.StaleEntries, e.Where+" "+e.Pattern.String())
 	}
-	for _, res := range run.Results {
+	for _, res := range run.All() {
 		switch {
 		case !res.Failed():
 		case res.Known == check.KnownFailing:
@@ -210,7 +277,7 @@ func (r *Report) ExitCode() int {
 		return ExitFailed
 	case r.Baseline == nil && r.Strict && r.Counts.Warn > 0:
 		return ExitFailed // with a baseline, an unlisted warning under strict is unexpected
-	case r.Counts.Pass == 0 && !(r.Shard != nil && len(r.Checks) == 0): // an empty shard fails nothing
+	case r.Counts.Pass == 0 && !(r.Shard != nil && r.Len() == 0): // an empty shard fails nothing
 		return ExitFailed
 	case r.Strict && r.Counts.NotChecked > 0:
 		return ExitFailed
@@ -218,8 +285,51 @@ func (r *Report) ExitCode() int {
 	return ExitOK
 }
 
-// WriteJSON writes the report as indented JSON.
-func WriteJSON(w io.Writer, r *Report) error { return writeJSON(w, r) }
+// WriteJSON writes the report as indented JSON; a lean report's checks are
+// written one at a time, as they are made.
+func WriteJSON(w io.Writer, r *Report) error {
+	if r.lean == nil {
+		return writeJSON(w, r)
+	}
+	// The report without its checks ends in "checks": null; its checks are
+	// written in place of the null, each indented as it would be there.
+	head := *r
+	head.lean = nil
+	var b bytes.Buffer
+	if err := writeJSON(&b, &head); err != nil {
+		return err
+	}
+	text, null := b.Bytes(), []byte(`"checks": null`)
+	at := bytes.LastIndex(text, null)
+	if at < 0 {
+		return errors.New("report: no checks member to write the checks in (a bug in referee)")
+	}
+	before, after := text[:at], text[at+len(null):]
+	bw := bufio.NewWriter(w)
+	bw.Write(before)
+	bw.WriteString(`"checks": [`)
+	var one bytes.Buffer
+	enc := json.NewEncoder(&one)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	for i, c := range r.All() {
+		one.Reset()
+		if err := enc.Encode(c); err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(bytes.TrimSuffix(one.Bytes(), []byte("\n")))
+	}
+	if r.Len() > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteByte(']')
+	bw.Write(after)
+	return bw.Flush()
+}
 
 // WriteNative writes a suite's native report document as indented JSON.
 func WriteNative(w io.Writer, doc any) error { return writeJSON(w, doc) }

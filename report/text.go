@@ -45,14 +45,14 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 
 	p.line("%s", termsafe.Line(fmt.Sprintf("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))))
 	p.line("implementation: %s", termsafe.Line(describe(r.Implementation)))
-	checks := r.Checks
-	if cause, ok := unstarted(r); ok {
+	checks := r.All()
+	if cause, first, ok := unstarted(r); ok {
 		// One error, not one line per check: every check ended the same way.
-		p.line("%s %s", magenta("ERROR"), termsafe.Line(fmt.Sprintf("%s; none of the %s ran", cause, Plural(len(r.Checks), "check", "checks"))))
-		for _, l := range evidenceLines(r.Checks[0], true) {
+		p.line("%s %s", magenta("ERROR"), termsafe.Line(fmt.Sprintf("%s; none of the %s ran", cause, Plural(r.Len(), "check", "checks"))))
+		for _, l := range evidenceLines(first, true) {
 			p.line("      %s", l)
 		}
-		checks = nil
+		checks = func(func(int, Check) bool) {}
 	}
 	for _, c := range checks {
 		var tag string
@@ -120,21 +120,23 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 }
 
 // unstarted returns, for a report whose every check ended because the
-// implementation could not be started, what stopped it.
-func unstarted(r *Report) (string, bool) {
-	if r.Complete || len(r.Checks) == 0 {
-		return "", false
+// implementation could not be started, what stopped it and the first check.
+func unstarted(r *Report) (cause string, first Check, ok bool) {
+	if r.Complete || r.Len() == 0 {
+		return "", Check{}, false
 	}
-	first := r.Checks[0].Reason
-	if !strings.HasPrefix(first, check.NotStartedPrefix) {
-		return "", false
-	}
-	for _, c := range r.Checks {
-		if c.Status != "error" || c.Reason != first {
-			return "", false
+	for i, c := range r.All() {
+		if i == 0 {
+			first = c
+			if !strings.HasPrefix(first.Reason, check.NotStartedPrefix) {
+				return "", Check{}, false
+			}
+		}
+		if c.Status != "error" || c.Reason != first.Reason {
+			return "", Check{}, false
 		}
 	}
-	return "the implementation could not be started: " + strings.TrimPrefix(first, check.NotStartedPrefix), true
+	return "the implementation could not be started: " + strings.TrimPrefix(first.Reason, check.NotStartedPrefix), first, true
 }
 
 // Summary is the text report's summary line: "180 passed, 2 failed, 1 not
@@ -193,15 +195,6 @@ func short(digest string) string {
 // invisible characters shown as ‹U+2028› and bytes of invalid UTF-8 as ‹ED›
 // (termsafe.Line), clipped.
 func quote(s string) string { return clip(termsafe.Line(s)) }
-
-// lastLines returns the last n lines of s, as they are.
-func lastLines(s string, n int) []string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return lines
-}
 
 // clip shortens s to 400 bytes, saying how long it was (clipAt).
 func clip(s string) string { return clipAt(s, 400) }

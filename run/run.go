@@ -42,7 +42,13 @@ type Options struct {
 	Trace    *adapter.Trace
 	// Progress, if set, is called after each check, in completion order.
 	Progress func(done, total int, r check.Result)
-	Tool     report.Tool // who makes the report
+	// Compact keeps the verdicts of passing checks small and the report
+	// lean (check.Options.Compact, report.New), for a large corpus:
+	// Result.Run.Results and Result.Report.Checks are then nil until asked
+	// for (Run.Expand, Report.Full); Run.All and Report.All read them.
+	// Native and Finish expand the run for the suite's own hooks.
+	Compact bool
+	Tool    report.Tool // who makes the report
 	// ReproEnv are the words after `env` in a repro command that give a
 	// program the environment referee gave it ("-i", `PATH="$PATH"`, "K=V").
 	ReproEnv []string
@@ -187,6 +193,7 @@ func (r *Result) Native() (any, bool) {
 	if r.plan.Loaded.Native == nil {
 		return nil, false
 	}
+	r.Run.Expand() // the suite's code reads Results
 	return r.plan.Loaded.Native(r.Run, r.plan.Spec), true
 }
 
@@ -201,7 +208,7 @@ func (p *Plan) Execute(ctx context.Context) *Result {
 	} else {
 		h := target.Hello()
 		impl.Name, impl.Version, impl.Ops = h.Name, h.Version, h.Ops
-		res.Run = check.Execute(ctx, target, p.Checks, check.Options{Parallel: p.opts.Parallel, Repro: p.repro, Progress: p.opts.Progress})
+		res.Run = check.Execute(ctx, target, p.Checks, check.Options{Parallel: p.opts.Parallel, Repro: p.repro, Progress: p.opts.Progress, Compact: p.opts.Compact})
 		target.Close()
 	}
 	suite := p.Loaded.Suite
@@ -281,13 +288,13 @@ func unstarted(checks []check.Check, err error) *check.Run {
 // read that change no verdict.
 func (r *Result) Finish(writeFailing string) (notes []string, err error) {
 	p := r.plan
-	full := len(r.Run.Results) == len(p.Loaded.Suite.Checks)
+	full := r.Run.Len() == len(p.Loaded.Suite.Checks)
 	if writeFailing != "" {
 		switch {
 		case !r.Run.Complete:
 			notes = append(notes, fmt.Sprintf("--write-known-failing: the run did not finish, so %s was not written", writeFailing))
 		case !full:
-			notes = append(notes, fmt.Sprintf("--write-known-failing: --run/--skip selected %d of the suite's %d checks, so %s was not written (it would forget the others)", len(r.Run.Results), len(p.Loaded.Suite.Checks), writeFailing))
+			notes = append(notes, fmt.Sprintf("--write-known-failing: --run/--skip selected %d of the suite's %d checks, so %s was not written (it would forget the others)", r.Run.Len(), len(p.Loaded.Suite.Checks), writeFailing))
 		default:
 			header := fmt.Sprintf("%s %s: the checks of suite %s this implementation is known to fail.\nRun with --known-failing %s; remove a line once its check passes.", p.opts.Tool.Name, p.opts.Tool.Version, p.Def.Name, writeFailing)
 			if err := atomicfile.Write(writeFailing, check.FailingBaselineUnder(r.Run, header, p.opts.Strict)); err != nil {
@@ -297,6 +304,7 @@ func (r *Result) Finish(writeFailing string) (notes []string, err error) {
 	}
 	if p.Loaded.After != nil {
 		impl := strings.TrimSpace(r.Report.Implementation.Name + " " + r.Report.Implementation.Version)
+		r.Run.Expand() // the suite's code reads Results
 		if err := p.Loaded.After(check.AfterRun{Run: r.Run, Implementation: impl, Full: full}); err != nil {
 			return notes, err
 		}

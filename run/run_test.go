@@ -248,3 +248,70 @@ func TestReproRepeatsSuiteFlags(t *testing.T) {
 		t.Errorf("native %v %v", n, ok)
 	}
 }
+
+// TestCompact: a compact run gives the verdicts, the report, the baseline
+// it writes and the suite's native report of a whole one, holding neither
+// the results nor the report's checks whole.
+func TestCompact(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	known := filepath.Join(dir, "known")
+	if err := os.WriteFile(known, []byte("toy/must/abc\ntoy/may/**\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The durations and start differ between runs; nothing else may.
+	steady := func(b []byte) string {
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "started")
+		delete(m, "duration_ms")
+		for _, c := range m["checks"].([]any) {
+			delete(c.(map[string]any), "duration_ms")
+		}
+		out, _ := json.Marshal(m)
+		return string(out)
+	}
+	for _, tt := range []struct {
+		name string
+		spec check.Spec
+		o    run.Options
+	}{
+		{"honest", check.Spec{}, run.Options{}},
+		{"a should failure", check.Spec{Mode: "sloppy"}, run.Options{Strict: true}},
+		{"failures, a baseline", check.Spec{Mode: "lower"}, run.Options{KnownFailing: known}},
+		{"a may rejection, a shard", check.Spec{Handler: upper{"refuse-long"}}, run.Options{Shard: report.Shard{Index: 1, Count: 2}}},
+	} {
+		var reports, baselines, natives [2]string
+		for i, compact := range []bool{false, true} {
+			o := tt.o
+			o.Compact = compact
+			plan, err := run.Prepare(&toy, tt.spec, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := plan.Execute(context.Background())
+			lean := compact && res.Run.Len() > 0 // a shard may hold no check
+			if res.Run.Compact() != lean || (res.Run.Results == nil) != lean || (res.Report.Checks == nil) != lean {
+				t.Errorf("%s, compact %v: run compact %v, %d results, %d report checks", tt.name, compact, res.Run.Compact(), len(res.Run.Results), len(res.Report.Checks))
+			}
+			var b strings.Builder
+			if err := report.WriteJSON(&b, res.Report); err != nil {
+				t.Fatal(err)
+			}
+			reports[i] = steady([]byte(b.String())) + fmt.Sprint(res.ExitCode())
+			out := filepath.Join(dir, fmt.Sprintf("%s-%v", tt.name, compact))
+			if _, err := res.Finish(out); err != nil {
+				t.Fatal(err)
+			}
+			written, _ := os.ReadFile(out)
+			baselines[i] = strings.ReplaceAll(string(written), out, "FILE")
+			n, _ := res.Native()
+			natives[i] = fmt.Sprint(n)
+		}
+		if reports[0] != reports[1] || baselines[0] != baselines[1] || natives[0] != natives[1] {
+			t.Errorf("%s: whole and compact runs differ:\n%s\n%s\n%q %q\n%s %s", tt.name, reports[0], reports[1], baselines[0], baselines[1], natives[0], natives[1])
+		}
+	}
+}

@@ -86,8 +86,11 @@ func (p *Plan) staleUnlessSharded(run *check.Run, stale []check.BaselineEntry) [
 	if p.shard() == nil {
 		return stale
 	}
-	for i := range run.Results {
-		run.Results[i].Stale = false
+	for i, r := range run.All() {
+		if r.Stale {
+			r.Stale = false
+			run.Set(i, r)
+		}
 	}
 	return nil
 }

@@ -121,8 +121,8 @@ func newExplainCmd(e *env) *cobra.Command {
 				if len(c.Needs) > 0 {
 					fmt.Fprintf(e.stdout, "  needs the adapter op(s): %s\n", termsafe.Line(strings.Join(c.Needs, ", ")))
 				}
-				if c.Explain != "" {
-					for _, l := range termsafe.Lines(c.Explain) {
+				if text := c.Explanation(); text != "" {
+					for _, l := range termsafe.Lines(text) {
 						fmt.Fprintf(e.stdout, "  %s\n", l)
 					}
 				}

@@ -231,7 +231,7 @@ func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions)
 	opts := run.Options{
 		Corpus: o.corpus, Flags: o.suiteFlags(), Run: o.run, Skip: o.skip,
 		KnownFailing: o.knownFailing, KnownFlaky: o.knownFlaky, MaxFileSize: int64(*o.maxFileSize),
-		Strict: o.strict, Parallel: o.parallel, Timeout: o.timeout,
+		Strict: o.strict, Parallel: o.parallel, Timeout: o.timeout, Compact: true,
 		Tool: report.Tool{Name: "referee", Version: versionString()}, ReproEnv: o.reproEnv(),
 	}
 	if o.shard != "" {

@@ -188,6 +188,19 @@ func (f *file) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// ReadAt reads len(p) bytes at off, none of them past the limit (an error,
+// as in Read); it is safe to call from several goroutines at once.
+func (f *file) ReadAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) > f.limit {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: &TooLargeError{Size: off + int64(len(p)), Limit: f.limit}}
+	}
+	n, err := f.f.ReadAt(p, off)
+	if err != nil && err != io.EOF {
+		err = &fs.PathError{Op: "read", Path: f.name, Err: cause(err)}
+	}
+	return n, err
+}
+
 // DirFS returns the tree at dir as an fs.FS whose files open as Open
 // allows them (at most limit bytes each, DefaultLimit when limit is 0 or
 // less); directories open as they are. Errors name the path within dir.

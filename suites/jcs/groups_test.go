@@ -170,8 +170,8 @@ func TestNotUTF8Transport(t *testing.T) {
 		}
 	}
 	for _, c := range only(t, s, "jcs/utf8/overlong-solidus").Checks {
-		if len(c.Needs) != 1 || c.Needs[0] != OpBytes || !strings.Contains(c.Explain, `"value_hex": "5b22c0af225d"`) {
-			t.Errorf("%s: needs %v, explain %q", c.ID, c.Needs, c.Explain)
+		if len(c.Needs) != 1 || c.Needs[0] != OpBytes || !strings.Contains(c.Explanation(), `"value_hex": "5b22c0af225d"`) {
+			t.Errorf("%s: needs %v, explain %q", c.ID, c.Needs, c.Explanation())
 		}
 	}
 }

@@ -12,8 +12,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -103,7 +106,7 @@ func hasPrefix(files []string, prefix string) bool {
 // validName reports whether name makes a check ID: lowercase segments of
 // a-z 0-9 . _ -, separated by /, each starting with a letter or digit.
 func validName(name string) bool {
-	for _, seg := range strings.Split(name, "/") {
+	for seg := range strings.SplitSeq(name, "/") {
 		if seg == "" || seg[0] == '.' || seg[0] == '_' || seg[0] == '-' {
 			return false
 		}
@@ -132,102 +135,304 @@ type vector struct {
 	Lenient  []string `json:"lenient_outputs,omitempty"`
 }
 
+// loadVectors makes the checks of a referee-jcs/1 vectors.json. It reads the
+// file as a stream and keeps none of its vectors: each check reads its own
+// back when it runs or is explained (vectorFile), so that a corpus of any
+// size is never held whole. A file with a problem is read whole, as the
+// suite always read it, so that the error names its first problem as it
+// always has.
 func loadVectors(c *corpus.Corpus) ([]check.Check, error) {
+	if f, err := c.FS.Open(VectorsFile); err == nil {
+		if ra, ok := f.(io.ReaderAt); ok {
+			if checks, ok := indexVectors(c.Name, f, ra); ok {
+				return checks, nil // f stays open: the checks read it
+			}
+		}
+		f.Close()
+	}
 	raw, err := c.ReadFile(VectorsFile)
 	if err != nil {
 		return nil, err
 	}
-	var doc vectorsDoc
-	if err := corpus.DecodeJSON(raw, &doc); err != nil {
-		return nil, fmt.Errorf("corpus %s: %s: %w", c.Name, VectorsFile, err)
+	if err := vectorsProblem(c.Name, raw); err != nil {
+		return nil, err
 	}
-	if doc.Format != "referee-jcs/1" {
-		return nil, fmt.Errorf("corpus %s: %s: format %q, want \"referee-jcs/1\"", c.Name, VectorsFile, doc.Format)
+	// A valid file whose fs.File cannot read at offsets: index it in memory.
+	r := bytes.NewReader(raw)
+	if checks, ok := indexVectors(c.Name, r, r); ok {
+		return checks, nil
 	}
-	if len(doc.Vectors) == 0 {
-		return nil, fmt.Errorf("corpus %s: %s: no vectors", c.Name, VectorsFile)
-	}
-	seen := map[string]bool{}
-	checks := make([]check.Check, 0, len(doc.Vectors))
-	for i, v := range doc.Vectors {
-		where := fmt.Sprintf("corpus %s: %s: vector %d (%q)", c.Name, VectorsFile, i, v.Name)
-		switch {
-		case !validName(v.Name):
-			return nil, fmt.Errorf("%s: name must be lowercase slash-separated segments", where)
-		case seen[v.Name]:
-			return nil, fmt.Errorf("%s: duplicate name", where)
-		case v.Reject == (v.Output != nil):
-			return nil, fmt.Errorf("%s: needs exactly one of output and reject", where)
-		case (v.Input == nil) == (v.InputHex == nil):
-			return nil, fmt.Errorf("%s: needs exactly one of input and input_hex", where)
-		case len(v.Lenient) > 0 && !v.Reject:
-			return nil, fmt.Errorf("%s: lenient_outputs go with reject, not output", where)
-		}
-		seen[v.Name] = true
-		var input []byte
-		if v.Input != nil {
-			input = []byte(*v.Input)
-		} else {
-			if input, err = hex.DecodeString(*v.InputHex); err != nil {
-				return nil, fmt.Errorf("%s: input_hex: %w", where, err)
-			}
-			if utf8.Valid(input) {
-				return nil, fmt.Errorf("%s: input_hex is valid UTF-8: give it as input, which every adapter can take", where)
-			}
-		}
-		var out []byte
-		if v.Output != nil {
-			out = []byte(*v.Output)
-		}
-		var lenient [][]byte
-		for j, l := range v.Lenient {
-			if _, err := canon.Parse([]byte(l), canon.ReadOptions{}); err != nil {
-				return nil, fmt.Errorf("%s: lenient_outputs[%d] is not JSON: %w", where, j, err)
-			}
-			lenient = append(lenient, []byte(l))
-		}
-		if err := checkVector(input, out, v.Reject, lenient); err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
-		}
-		checks = append(checks, canonCheck("jcs/"+v.Name, v.Doc, input, out, lenient, classify(groupOf(v.Name), input, v.Reject, lenient)))
-	}
-	return checks, nil
+	return nil, fmt.Errorf("corpus %s: %s: valid when read whole, yet not when read as a stream (a bug in referee)", c.Name, VectorsFile)
 }
 
-// checkVector refuses a vector whose expectation contradicts its input: an
-// output for an input that is not JSON (nothing to canonicalise: the corpus
-// is wrong, not the implementation) or that RFC 8785 must reject, a
-// rejection of JSON that RFC 8785 canonicalises, or lenient outputs for an
-// input that is JSON.
-func checkVector(input, output []byte, reject bool, lenient [][]byte) error {
-	v, perr := canon.Parse(input, canon.ReadOptions{Duplicates: canon.LastWins})
-	if !reject {
-		if perr != nil {
-			return fmt.Errorf("expects an output, but its input is not JSON: %w", perr)
+// indexVectors reads a referee-jcs/1 vectors.json from r, one vector at a
+// time, and returns its checks, which read their vectors back from ra. It
+// returns false at the first thing it does not take: anything
+// vectorsProblem would refuse, and anything it would take only read whole.
+func indexVectors(name string, r io.Reader, ra io.ReaderAt) ([]check.Check, bool) {
+	vf := newVectorFile(name, VectorsFile, ra)
+	b := newVectorChecks(name, false)
+	dec := json.NewDecoder(r)
+	if !delim(dec, '{') {
+		return nil, false
+	}
+	var format string
+	var sawFormat, sawVectors bool
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, false
 		}
-		if _, err := canon.JCS.Append(nil, v); err != nil {
+		switch key {
+		case "format":
+			var raw json.RawMessage
+			if sawFormat || dec.Decode(&raw) != nil || corpus.DecodeJSON(raw, &format) != nil {
+				return nil, false
+			}
+			sawFormat = true
+		case "vectors":
+			if sawVectors || !delim(dec, '[') {
+				return nil, false
+			}
+			sawVectors = true
+			for i := 0; dec.More(); i++ {
+				var raw json.RawMessage
+				if dec.Decode(&raw) != nil {
+					return nil, false
+				}
+				var v vector
+				if corpus.DecodeJSON(raw, &v) != nil {
+					return nil, false
+				}
+				p, err := b.prepare(i, &v)
+				if err != nil {
+					return nil, false
+				}
+				vf.add(dec.InputOffset()-int64(len(raw)), raw, p)
+			}
+			if !delim(dec, ']') {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	if !delim(dec, '}') {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF || format != "referee-jcs/1" || len(vf.refs) == 0 || !b.distinct() {
+		return nil, false
+	}
+	return vf.checks(), true
+}
+
+// delim reads the next token of dec and reports whether it is d.
+func delim(dec *json.Decoder, d json.Delim) bool {
+	t, err := dec.Token()
+	return err == nil && t == d
+}
+
+// vectorsProblem reads raw, a whole vectors.json, as the suite always has
+// and returns its first problem, naming the corpus, the file and, for a
+// vector's own problem, the vector; nil when it has none.
+func vectorsProblem(name string, raw []byte) error {
+	var doc vectorsDoc
+	if err := corpus.DecodeJSON(raw, &doc); err != nil {
+		return fmt.Errorf("corpus %s: %s: %w", name, VectorsFile, err)
+	}
+	if doc.Format != "referee-jcs/1" {
+		return fmt.Errorf("corpus %s: %s: format %q, want \"referee-jcs/1\"", name, VectorsFile, doc.Format)
+	}
+	if len(doc.Vectors) == 0 {
+		return fmt.Errorf("corpus %s: %s: no vectors", name, VectorsFile)
+	}
+	b := newVectorChecks(name, true)
+	for i := range doc.Vectors {
+		if _, err := b.prepare(i, &doc.Vectors[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vectorChecks makes the checks of one vectors.json's vectors, in order.
+// Read whole, it refuses a duplicate name where it is (seen); read as a
+// stream, it keeps a digest of each ID, eight bytes where a set would take
+// several times that, and finds duplicates at the end (distinct).
+type vectorChecks struct {
+	corpus string
+	seen   map[string]bool   // the IDs so far, read whole
+	ids    []uint64          // the IDs' digests, read as a stream
+	seed   maphash.Seed      // of ids
+	docs   map[string]string // each doc once, however many vectors share it
+}
+
+func newVectorChecks(corpus string, whole bool) *vectorChecks {
+	b := &vectorChecks{corpus: corpus, seed: maphash.MakeSeed(), docs: map[string]string{}}
+	if whole {
+		b.seen = map[string]bool{}
+	}
+	return b
+}
+
+// distinct reports whether no two IDs read as a stream have the same
+// digest: surely no duplicate name. (Two that do are most likely one name
+// twice; the file read whole tells which.)
+func (b *vectorChecks) distinct() bool {
+	slices.Sort(b.ids)
+	for i := 1; i < len(b.ids); i++ {
+		if b.ids[i] == b.ids[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// prepared is what a vector's check is made of, besides the vector.
+type prepared struct {
+	id, doc string
+	class   class
+}
+
+// prepare checks vector i and decides its check's ID, doc and class; the
+// error names the corpus, the file and the vector.
+func (b *vectorChecks) prepare(i int, v *vector) (prepared, error) {
+	fail := func(format string, args ...any) (prepared, error) {
+		where := fmt.Sprintf("corpus %s: %s: vector %d (%q)", b.corpus, VectorsFile, i, v.Name)
+		return prepared{}, fmt.Errorf(where+": "+format, args...)
+	}
+	id := "jcs/" + v.Name
+	switch {
+	case !validName(v.Name):
+		return fail("name must be lowercase slash-separated segments")
+	case b.seen != nil && b.seen[id]:
+		return fail("duplicate name")
+	case v.Reject == (v.Output != nil):
+		return fail("needs exactly one of output and reject")
+	case (v.Input == nil) == (v.InputHex == nil):
+		return fail("needs exactly one of input and input_hex")
+	case len(v.Lenient) > 0 && !v.Reject:
+		return fail("lenient_outputs go with reject, not output")
+	}
+	if b.seen != nil {
+		b.seen[id] = true
+	} else {
+		b.ids = append(b.ids, maphash.String(b.seed, id))
+	}
+	d, err := dataOf(v)
+	if err != nil {
+		return fail("input_hex: %w", err)
+	}
+	if v.InputHex != nil && utf8.Valid(d.input) {
+		return fail("input_hex is valid UTF-8: give it as input, which every adapter can take")
+	}
+	for j, l := range d.lenient {
+		if _, err := canon.Parse(l, canon.ReadOptions{}); err != nil {
+			return fail("lenient_outputs[%d] is not JSON: %w", j, err)
+		}
+	}
+	cl, err := analyze(groupOf(v.Name), d.input, d.want, v.Reject, d.lenient)
+	if err != nil {
+		return fail("%w", err)
+	}
+	return prepared{id: id, doc: b.intern(docOf(v.Doc, cl)), class: cl}, nil
+}
+
+// intern returns s, or the same text kept before; a generated corpus gives
+// every vector the same doc.
+func (b *vectorChecks) intern(s string) string {
+	if t, ok := b.docs[s]; ok {
+		return t
+	}
+	if len(b.docs) < 1<<12 {
+		b.docs[s] = s
+	}
+	return s
+}
+
+// dataOf returns what vector v sends and expects, as bytes.
+func dataOf(v *vector) (vectorData, error) {
+	var d vectorData
+	if v.Input != nil {
+		d.input = []byte(*v.Input)
+	} else if v.InputHex != nil {
+		var err error
+		if d.input, err = hex.DecodeString(*v.InputHex); err != nil {
+			return d, err
+		}
+	}
+	if v.Output != nil {
+		d.want = []byte(*v.Output)
+	}
+	for _, l := range v.Lenient {
+		d.lenient = append(d.lenient, []byte(l))
+	}
+	return d, nil
+}
+
+// analyze refuses a vector whose expectation contradicts its input
+// (checkReading) and classifies it (classify), reading its input once.
+func analyze(group string, input, output []byte, reject bool, lenient [][]byte) (class, error) {
+	r := readJSON(input)
+	if err := checkReading(r, output, reject, lenient); err != nil {
+		return class{}, err
+	}
+	return classifyReading(group, input, r, reject, lenient), nil
+}
+
+// reading is an input read as JSON: last-wins (v, err) and strictly (the
+// strict reading's error).
+type reading struct {
+	v      canon.Value
+	err    error
+	strict error
+}
+
+// readJSON reads input strictly, and last-wins only when that reading
+// differs: when the input has a duplicate name. (Up to the first duplicate
+// the two readings are one, so any other error is the same in both.)
+func readJSON(input []byte) reading {
+	v, err := canon.Parse(input, canon.ReadOptions{})
+	r := reading{v: v, err: err, strict: err}
+	if errors.Is(err, canon.ErrDuplicateKey) {
+		r.v, r.err = canon.Parse(input, canon.ReadOptions{Duplicates: canon.LastWins})
+	}
+	return r
+}
+
+// checkReading refuses a vector whose expectation contradicts its input,
+// read as r: an output for an input that is not JSON (nothing to
+// canonicalise: the corpus is wrong, not the implementation) or that RFC
+// 8785 must reject, a rejection of JSON that RFC 8785 canonicalises, or
+// lenient outputs for an input that is JSON.
+func checkReading(r reading, output []byte, reject bool, lenient [][]byte) error {
+	if !reject {
+		if r.err != nil {
+			return fmt.Errorf("expects an output, but its input is not JSON: %w", r.err)
+		}
+		if _, err := canon.JCS.Append(nil, r.v); err != nil {
 			return fmt.Errorf("expects an output, but RFC 8785 requires its input to be rejected: %w", err)
 		}
-		if _, err := canon.Parse(input, canon.ReadOptions{}); err != nil {
-			return fmt.Errorf("expects an output, but its input should be rejected: %w", err)
+		if r.strict != nil {
+			return fmt.Errorf("expects an output, but its input should be rejected: %w", r.strict)
 		}
 		return nil
 	}
-	if perr != nil {
+	if r.err != nil {
 		return nil
 	}
 	if len(lenient) > 0 {
 		return fmt.Errorf("has lenient_outputs, but its input is JSON")
 	}
-	_, werr := canon.JCS.Append(nil, v)
-	if _, strict := canon.Parse(input, canon.ReadOptions{}); werr == nil && strict == nil {
+	if _, werr := canon.JCS.Append(nil, r.v); werr == nil && r.strict == nil {
 		return fmt.Errorf("expects a rejection, but its input is JSON that RFC 8785 canonicalises")
 	}
 	return nil
 }
 
 func loadRFCLayout(c *corpus.Corpus) ([]check.Check, error) {
-	var checks []check.Check
+	vf := newVectorFile(c.Name, "", nil)
+	var mem bytes.Buffer
 	for _, f := range c.Files() {
 		dir, file := path.Split(f)
 		if dir != "input/" || !strings.HasSuffix(file, ".json") {
@@ -266,47 +471,123 @@ func loadRFCLayout(c *corpus.Corpus) ([]check.Check, error) {
 		if want == nil {
 			return nil, fmt.Errorf("%s: no output/%s.json or outhex/%s.txt beside it", where, base, base)
 		}
-		if err := checkVector(in, want, false, nil); err != nil {
+		cl, err := analyze("", in, want, false, nil)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		checks = append(checks, canonCheck("jcs/rfc8785/"+base, "RFC 8785 test data "+base, in, want, nil, classify("", in, false, nil)))
+		// The check reads its vector back from memory, as one from a
+		// vectors.json does from the file.
+		raw, err := json.Marshal(vectorOf(in, want))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		vf.add(int64(mem.Len()), raw, prepared{id: "jcs/rfc8785/" + base, doc: docOf("RFC 8785 test data "+base, cl), class: cl})
+		mem.Write(raw)
 	}
-	if len(checks) == 0 {
+	if len(vf.refs) == 0 {
 		return nil, fmt.Errorf("corpus %s: input/ holds no .json files", c.Name)
 	}
-	return checks, nil
+	vf.r = bytes.NewReader(mem.Bytes())
+	return vf.checks(), nil
+}
+
+// vectorOf is the vector that sends input and expects output.
+func vectorOf(input, output []byte) vector {
+	v := vector{Output: new(string(output))}
+	if utf8.Valid(input) {
+		v.Input = new(string(input))
+	} else {
+		v.InputHex = new(hex.EncodeToString(input))
+	}
+	return v
 }
 
 // request returns the op and args that send input: value_text when it is
 // UTF-8, value_hex (to OpBytes) when it is not.
-func request(input []byte, hexed bool) (op string, args map[string]string, shown string) {
+func request(input []byte, hexed bool) (op string, args map[string]string) {
 	if hexed {
-		h := hex.EncodeToString(input)
-		return OpBytes, map[string]string{"value_hex": h}, OpBytes + ` {"value_hex": ` + check.Clip(strconv.Quote(h)) + "}"
+		return OpBytes, map[string]string{"value_hex": hex.EncodeToString(input)}
 	}
-	return Op, map[string]string{"value_text": string(input)}, Op + ` {"value_text": ` + check.Clip(strconv.Quote(string(input))) + "}"
+	return Op, map[string]string{"value_text": string(input)}
 }
 
-// canonCheck asks for the canonical text of input and compares it byte for
-// byte with want, or requires a rejection, as cl says. lenient are the
-// outputs of the lenient readings of an input that is not JSON.
-func canonCheck(id, doc string, input, want []byte, lenient [][]byte, cl class) check.Check {
-	op, args, shown := request(input, cl.hex)
-	explain := "sends: " + shown + "\nexpects: "
-	if cl.output != nil {
-		want = cl.output
+// shown is the request that sends input, as explain shows it.
+func shown(input []byte, hexed bool) string {
+	if hexed {
+		return OpBytes + ` {"value_hex": ` + check.Clip(strconv.Quote(hex.EncodeToString(input))) + "}"
 	}
+	return Op + ` {"value_text": ` + check.Clip(strconv.Quote(string(input))) + "}"
+}
+
+// The ops a check needs, shared by every check.
+var (
+	needsText  = []string{Op}
+	needsBytes = []string{OpBytes}
+)
+
+// missingBytes is the not-checked reason of a check whose input is not UTF-8.
+const missingBytes = "the input is not UTF-8, so no JSON string can carry it: it travels as value_hex to " + OpBytes + ", which the adapter does not offer"
+
+// docOf is the doc of a vector's check: the vector's, saying so when the
+// check wants a rejection.
+func docOf(doc string, cl class) string {
+	switch cl.kind {
+	case wantReject, wantRejectDup, wantRejectText:
+		return "rejects: " + doc
+	}
+	return doc
+}
+
+// canonCheck is the check of vector i of vf: it asks for the canonical text
+// of the vector's input and compares it byte for byte with the expected
+// output, or requires a rejection, as the vector's class says. It holds
+// nothing of the vector: it reads it back when it runs or is explained.
+func (vf *vectorFile) canonCheck(i int, p prepared) check.Check {
+	c := check.Check{
+		ID:          p.id,
+		Doc:         p.doc,
+		Needs:       needsText,
+		Level:       p.class.level,
+		Clause:      p.class.clause,
+		Run:         func(ctx context.Context, s *check.Session) check.Outcome { return vf.run(ctx, s, i) },
+		ExplainFunc: func() string { return vf.explain(i) },
+	}
+	if p.class.hex {
+		c.Needs, c.MissingReason = needsBytes, missingBytes
+	}
+	return c
+}
+
+// run is the Run of vector i's check.
+func (vf *vectorFile) run(ctx context.Context, s *check.Session, i int) check.Outcome {
+	d, cl, err := vf.vector(i)
+	if err != nil {
+		return check.Broke(err)
+	}
+	op, args := request(d.input, cl.hex)
+	r, err := s.Call(ctx, op, args)
+	if err != nil {
+		return check.Broke(err)
+	}
+	return judge(r, d.expected(cl), d.lenient, cl)
+}
+
+// explain is the Explain of vector i's check: what it sends and expects.
+func (vf *vectorFile) explain(i int) string {
+	d, cl, err := vf.vector(i)
+	if err != nil {
+		return "(the vector cannot be read: " + err.Error() + ")"
+	}
+	want := d.expected(cl)
+	explain := "sends: " + shown(d.input, cl.hex) + "\nexpects: "
 	switch cl.kind {
 	case wantReject:
-		doc = "rejects: " + doc
 		explain += "a rejection (an err reply, with any code or none)"
 	case wantRejectDup:
-		doc = "rejects: " + doc
 		explain += "a rejection (an err reply, with any code or none); accepting the input is a warning"
 	case wantRejectText:
-		doc = "rejects: " + doc
 		explain += "a rejection (an err reply, with any code or none); an output that keeps the value of a lenient reading is a warning:"
-		for _, l := range lenient {
+		for _, l := range d.lenient {
 			explain += "\n         " + check.Clip(string(l))
 		}
 		explain += "\n         and any other output fails as a must"
@@ -316,25 +597,7 @@ func canonCheck(id, doc string, input, want []byte, lenient [][]byte, cl class) 
 			explain += "\n         or a rejection: " + cl.why
 		}
 	}
-	c := check.Check{
-		ID:      id,
-		Doc:     doc,
-		Needs:   []string{op},
-		Explain: explain,
-		Level:   cl.level,
-		Clause:  cl.clause,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, op, args)
-			if err != nil {
-				return check.Broke(err)
-			}
-			return judge(r, want, lenient, cl)
-		},
-	}
-	if cl.hex {
-		c.MissingReason = "the input is not UTF-8, so no JSON string can carry it: it travels as value_hex to " + OpBytes + ", which the adapter does not offer"
-	}
-	return c
+	return explain
 }
 
 // judge decides a check from the reply.

@@ -181,8 +181,49 @@ func notJSON(err error) bool {
 // For an output: nesting deeper than MustDepth, a number of magnitude 2^53
 // or more and a noncharacter each make it a may; all else is a must.
 func classify(group string, input []byte, reject bool, lenient [][]byte) class {
-	c := class{kind: wantOutput, level: check.Must, hex: !utf8.Valid(input)}
-	v, perr := canon.Parse(input, canon.ReadOptions{Duplicates: canon.LastWins})
+	return classifyReading(group, input, readJSON(input), reject, lenient)
+}
+
+// classifyReading is classify given input's reading (readJSON).
+func classifyReading(group string, input []byte, r reading, reject bool, lenient [][]byte) class {
+	c := classOf(group, input, r, reject, lenient)
+	c.level = levelOf(c.kind)
+	c.why = whyOf(c.clause, c.depth)
+	return c
+}
+
+// levelOf is the level of a check of kind k.
+func levelOf(k kind) check.Level {
+	switch k {
+	case wantOutputMay:
+		return check.May
+	case wantRejectDup, wantRejectText:
+		return check.Should
+	}
+	return check.Must
+}
+
+// whyOf says, for explain, what makes a vector with clause and depth a may
+// check; "" for any other.
+func whyOf(clause string, depth int) string {
+	switch clause {
+	case clauseBOM:
+		return "the text starts with a byte order mark"
+	case clauseDeep:
+		return "the input nests " + strconv.Itoa(depth) + " deep, beyond the " + strconv.Itoa(MustDepth) + " that must work"
+	case clauseBig:
+		return "the input holds a number of magnitude 2^53 or more (I-JSON, RFC 7493 §2.2)"
+	case clauseNonchar:
+		return "the input holds a noncharacter (I-JSON, RFC 7493 §2.1)"
+	}
+	return ""
+}
+
+// classOf decides a vector's kind and clause (classify); its level and why
+// follow from them.
+func classOf(group string, input []byte, r reading, reject bool, lenient [][]byte) class {
+	v, perr := r.v, r.err
+	c := class{kind: wantOutput, hex: !utf8.Valid(input)}
 	if perr == nil {
 		c.depth = Depth(v)
 	}
@@ -194,8 +235,7 @@ func classify(group string, input []byte, reject bool, lenient [][]byte) class {
 			return c
 		case bytes.HasPrefix(input, []byte("\uFEFF")) && len(lenient) == 1:
 			if _, err := canon.Parse(input[len("\uFEFF"):], canon.ReadOptions{Duplicates: canon.LastWins}); err == nil {
-				c.kind, c.level, c.clause, c.output = wantOutputMay, check.May, clauseBOM, lenient[0]
-				c.why = "the text starts with a byte order mark"
+				c.kind, c.clause, c.output = wantOutputMay, clauseBOM, lenient[0]
 				return c
 			}
 		}
@@ -204,17 +244,16 @@ func classify(group string, input []byte, reject bool, lenient [][]byte) class {
 			case errors.Is(perr, canon.ErrNonFinite):
 				c.clause = clauseNaN
 			case len(lenient) > 0:
-				c.kind, c.level, c.clause = wantRejectText, check.Should, clauseGrammar
+				c.kind, c.clause = wantRejectText, clauseGrammar
 			default:
 				c.clause = clauseNoValue
 			}
 			return c
 		}
 		_, werr := canon.JCS.Append(nil, v)
-		_, strict := canon.Parse(input, canon.ReadOptions{})
 		switch {
-		case werr == nil && errors.Is(strict, canon.ErrDuplicateKey):
-			c.kind, c.level, c.clause = wantRejectDup, check.Should, clauseDupes
+		case werr == nil && errors.Is(r.strict, canon.ErrDuplicateKey):
+			c.kind, c.clause = wantRejectDup, clauseDupes
 		case errors.Is(werr, canon.ErrLoneSurrogate):
 			c.clause = clauseSurr
 		case errors.Is(werr, canon.ErrNumberRange), errors.Is(werr, canon.ErrNonFinite):
@@ -226,16 +265,13 @@ func classify(group string, input []byte, reject bool, lenient [][]byte) class {
 		big, nonchar := scan(v)
 		switch {
 		case c.depth > MustDepth:
-			c.kind, c.level, c.clause = wantOutputMay, check.May, clauseDeep
-			c.why = "the input nests " + strconv.Itoa(c.depth) + " deep, beyond the " + strconv.Itoa(MustDepth) + " that must work"
+			c.kind, c.clause = wantOutputMay, clauseDeep
 			return c
 		case big:
-			c.kind, c.level, c.clause = wantOutputMay, check.May, clauseBig
-			c.why = "the input holds a number of magnitude 2^53 or more (I-JSON, RFC 7493 §2.2)"
+			c.kind, c.clause = wantOutputMay, clauseBig
 			return c
 		case nonchar:
-			c.kind, c.level, c.clause = wantOutputMay, check.May, clauseNonchar
-			c.why = "the input holds a noncharacter (I-JSON, RFC 7493 §2.1)"
+			c.kind, c.clause = wantOutputMay, clauseNonchar
 			return c
 		}
 	}
