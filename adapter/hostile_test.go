@@ -69,6 +69,7 @@ func bodyArgs(r *http.Request) []byte {
 // faulty reply, keeps at most a 4 KiB prefix in the fault, the exchange and
 // the trace, the same over stdio and HTTP; a too-long fault names the cap.
 func TestRepliesOverTheCapAreClipped(t *testing.T) {
+	t.Parallel()
 	huge := strings.Repeat("x", adapter.MaxLine+100)
 	tests := []struct {
 		name    string
@@ -394,6 +395,7 @@ func TestNoRedirects(t *testing.T) {
 // TestHTTPSlowBodyIsATimeout: a reply whose body trickles in past the
 // per-call timeout is a timeout fault, not an http one.
 func TestHTTPSlowBodyIsATimeout(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(helloOr(1, func(w http.ResponseWriter, r *http.Request, id int64) {
 		fmt.Fprintf(w, `{"id":%d,"ok":"`, id)
 		for {
@@ -427,6 +429,7 @@ func TestHTTPSlowBodyIsATimeout(t *testing.T) {
 // the next request sent once more to a restarted adapter, however soon it
 // comes: no call fails, and these restarts count toward no fault limit.
 func TestCleanExitChargesNothing(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		mode  string
 		every int // replies before each exit
@@ -466,6 +469,7 @@ func TestCleanExitChargesNothing(t *testing.T) {
 // clean exit, which again ends in a clean exit, is that call's exit fault;
 // three such calls and the client gives up.
 func TestCleanExitOnEveryRequestIsCharged(t *testing.T) {
+	t.Parallel()
 	c := dial(t, adaptertest.Process(t, adaptertest.ExitOnEcho), adapter.Options{})
 	for i := 1; i <= 3; i++ {
 		_, ex, err := c.Call(context.Background(), "echo", []byte(`{}`))

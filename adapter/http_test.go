@@ -60,6 +60,7 @@ func TestHTTPAdapter(t *testing.T) {
 }
 
 func TestHTTPFaults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
@@ -78,6 +79,7 @@ func TestHTTPFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			srv := httptest.NewServer(tt.handler)
 			defer srv.Close()
 			h := &adapter.HTTP{URL: srv.URL}

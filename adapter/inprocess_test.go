@@ -24,6 +24,7 @@ func (h *hang) Handle(ctx context.Context, op string, args []byte) (json.RawMess
 }
 
 func TestInProcessBoundsAbandonedCalls(t *testing.T) {
+	t.Parallel()
 	h := &hang{}
 	start := adapter.InProcess(h)
 	for i := range 3 {

@@ -16,6 +16,7 @@ import (
 // grandchild in a session of its own, holding the adapter's stdout and
 // stderr: referee must not wait for it.
 func TestGrandchildHoldingOutput(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("setsid not found")
 	}

@@ -76,6 +76,7 @@ func TestProcessGood(t *testing.T) {
 }
 
 func TestProcessFaults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		mode string
 		kind adapter.FaultKind
@@ -153,6 +154,7 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestRestartReplaysHello(t *testing.T) {
+	t.Parallel()
 	var trace lockedBuffer
 	cfg := adaptertest.Process(t, adaptertest.CrashOnce)
 	cfg.Trace = adapter.NewTrace(&trace)
@@ -179,6 +181,7 @@ func TestRestartReplaysHello(t *testing.T) {
 }
 
 func TestStartFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		cfg    adapter.ProcessConfig
@@ -207,6 +210,7 @@ func TestStartFailures(t *testing.T) {
 }
 
 func TestCloseKillsStubbornAdapter(t *testing.T) {
+	t.Parallel()
 	cfg := adaptertest.Process(t, adaptertest.Stubborn)
 	cfg.Grace = 300 * time.Millisecond
 	p, err := adapter.StartProcess(cfg)
@@ -227,6 +231,7 @@ func TestCloseKillsStubbornAdapter(t *testing.T) {
 // adapter's stderr is complete and no longer written (run with -race: the
 // buffers are not locked).
 func TestCloseWaitsForStderrCopy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		mode  string
 		grace time.Duration
@@ -282,6 +287,7 @@ func TestConcurrentRepliesMatchByID(t *testing.T) {
 }
 
 func TestCancelIsNotAFault(t *testing.T) {
+	t.Parallel()
 	c := dial(t, adaptertest.Process(t, adaptertest.Hang), adapter.Options{Timeout: time.Minute})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
@@ -306,6 +312,7 @@ func TestRestartWithAnotherHelloIsAFault(t *testing.T) {
 // TestBlockedWriteTimesOut sends a request far larger than a pipe's buffer
 // to an adapter that has stopped reading: the call must end at its timeout.
 func TestBlockedWriteTimesOut(t *testing.T) {
+	t.Parallel()
 	c := dial(t, adaptertest.Process(t, adaptertest.NoRead), adapter.Options{Timeout: 500 * time.Millisecond})
 	big := []byte(`{"pad":"` + strings.Repeat("x", 4<<20) + `"}`)
 	start := time.Now()
@@ -326,6 +333,7 @@ func (blockingHandler) Handle(ctx context.Context, op string, args []byte) (json
 }
 
 func TestInProcessTimeout(t *testing.T) {
+	t.Parallel()
 	c, err := adapter.Dial(context.Background(), adapter.InProcess(blockingHandler{}), "test", adapter.Options{Timeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // and holds the page to what referee reports: its summary line and each
 // check the page quotes.
 func TestQuickstart(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not on PATH: the quickstart's adapter is Node.js")
 	}

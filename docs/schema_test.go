@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -32,6 +33,7 @@ import (
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
+	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/internal/cli"
 	"github.com/refereehq/referee/run"
 	"github.com/refereehq/referee/suites/jcs"
@@ -52,7 +54,15 @@ const (
 func TestMain(m *testing.M) {
 	switch mode := os.Getenv(childVar); mode {
 	case "":
-		os.Exit(m.Run())
+		dir, err := os.MkdirTemp("", "referee-docs-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		scratch = dir
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
 	case "serve":
 		os.Exit(cli.Main([]string{"serve", "jcs"}, os.Stdin, os.Stdout, os.Stderr))
 	case "cgp":
@@ -111,6 +121,54 @@ func fakeAdapter(mode string, in io.Reader, out, log io.Writer) int {
 		}
 	}
 }
+
+// scratch is a directory the tests share, removed when they are done.
+var scratch string
+
+// overflowCorpus writes, once, a jcs corpus of one vector: the embedded
+// corpus's jcs/rejects/overflow, as it is there. TestSchemaAgreesWithReferee
+// runs that one check for each fixture, and loading this corpus costs
+// nothing next to loading the whole embedded one each time.
+var overflowCorpus = sync.OnceValues(func() (string, error) {
+	c, err := jcs.Embedded()
+	if err != nil {
+		return "", err
+	}
+	raw, err := c.ReadFile(jcs.VectorsFile)
+	if err != nil {
+		return "", err
+	}
+	var doc struct {
+		Format  string            `json:"format"`
+		Vectors []json.RawMessage `json:"vectors"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return "", fmt.Errorf("%s: %w", jcs.VectorsFile, err)
+	}
+	i := slices.IndexFunc(doc.Vectors, func(v json.RawMessage) bool {
+		var named struct{ Name string }
+		return json.Unmarshal(v, &named) == nil && named.Name == "rejects/overflow"
+	})
+	if i < 0 {
+		return "", fmt.Errorf("%s: no vector rejects/overflow", jcs.VectorsFile)
+	}
+	doc.Vectors = doc.Vectors[i : i+1]
+	one, err := json.Marshal(doc)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(scratch, "overflow")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, jcs.VectorsFile), one, 0o644); err != nil {
+		return "", err
+	}
+	if _, err := corpus.Lock(dir, corpus.DefaultMaxFileSize); err != nil {
+		return "", err
+	}
+	return dir, nil
+})
 
 // exe is the test binary, started by referee as an adapter.
 func exe(t *testing.T) string {
@@ -245,8 +303,9 @@ func checkTranscript(t *testing.T, path string) int {
 // TestTranscriptsValidate runs the jcs suite through every transport with
 // --trace and validates each line the transcript holds.
 func TestTranscriptsValidate(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(adapter.ServeHTTP(mustReference(t, "")))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	cases := []struct {
 		name    string
 		needs   string // a program that must be on PATH
@@ -259,6 +318,7 @@ func TestTranscriptsValidate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if tc.needs != "" {
 				if _, err := exec.LookPath(tc.needs); err != nil {
 					t.Skipf("%s is not on PATH", tc.needs)
@@ -332,16 +392,23 @@ var helloFixtures = []struct {
 }
 
 // TestSchemaAgreesWithReferee feeds each fixture to referee from a real
-// adapter process and requires the schema's verdict to match referee's.
+// adapter process and requires the schema's verdict to match referee's. The
+// run is of one check, jcs/rejects/overflow, from a corpus of that vector.
 func TestSchemaAgreesWithReferee(t *testing.T) {
+	t.Parallel()
 	all := schema(t, adapterSchema, "")
 	helloReply := schema(t, adapterSchema, "#/$defs/helloReply")
+	overflow, err := overflowCorpus()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, fx := range replyFixtures {
 		t.Run("reply/"+fx.name, func(t *testing.T) {
+			t.Parallel()
 			if err := validate(t, all, fx.line); (err == nil) != fx.valid {
 				t.Errorf("schema says valid=%v (%v), want %v", err == nil, err, fx.valid)
 			}
-			out := referee(t, "run", "jcs", "--format", "json", "--run", "jcs/rejects/overflow",
+			out := referee(t, "run", "jcs", "--format", "json", "--corpus", overflow, "--run", "jcs/rejects/overflow",
 				"--env", childVar+"=fixture", "--env", replyVar+"="+fx.line, "--", exe(t))
 			rep := decodeReport(t, out.stdout)
 			if accepted := rep.Checks[0].Status != "error"; accepted != fx.valid {
@@ -351,10 +418,11 @@ func TestSchemaAgreesWithReferee(t *testing.T) {
 	}
 	for _, fx := range helloFixtures {
 		t.Run("hello/"+fx.name, func(t *testing.T) {
+			t.Parallel()
 			if err := validate(t, helloReply, fx.line); (err == nil) != fx.valid {
 				t.Errorf("schema says valid=%v (%v), want %v", err == nil, err, fx.valid)
 			}
-			out := referee(t, "run", "jcs", "--format", "json", "--run", "jcs/rejects/overflow",
+			out := referee(t, "run", "jcs", "--format", "json", "--corpus", overflow, "--run", "jcs/rejects/overflow",
 				"--env", childVar+"=fixture", "--env", helloVar+"="+fx.line, "--", exe(t))
 			if accepted := out.code != 3; accepted != fx.valid {
 				t.Errorf("referee accepted=%v (exit %d: %s), want %v", accepted, out.code, out.stderr, fx.valid)
@@ -366,6 +434,7 @@ func TestSchemaAgreesWithReferee(t *testing.T) {
 // TestSchemaRejectsMalformedMessages covers the requests, which referee
 // writes itself, and replies that only the schema can judge.
 func TestSchemaRejectsMalformedMessages(t *testing.T) {
+	t.Parallel()
 	all := schema(t, adapterSchema, "")
 	cases := []struct {
 		name, line string
@@ -620,11 +689,13 @@ func reportRuns(t *testing.T, url string) []struct {
 // checks its counts, its diffs, the exit-code contract, and the text and
 // JUnit reports of the same run.
 func TestReports(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(adapter.ServeHTTP(mustReference(t, "go-float")))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	s := schema(t, reportSchema, "")
 	for _, run := range reportRuns(t, srv.URL) {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			jsonPath, junitPath := filepath.Join(dir, "report.json"), filepath.Join(dir, "report.xml")
 			// The report flags go before any "--", after which the adapter's argv begins.
@@ -945,6 +1016,7 @@ func checkJUnit(t *testing.T, raw []byte, r *docReport) {
 
 // TestReportSchemaRejectsMalformed breaks real reports one member at a time.
 func TestReportSchemaRejectsMalformed(t *testing.T) {
+	t.Parallel()
 	s := schema(t, reportSchema, "")
 	honest := referee(t, "run", "jcs", "--format", "json", "--run", "jcs/keys")
 	broken := referee(t, "run", "jcs", "--format", "json", "--mode", "codepoint-order", "--run", "jcs/keys")
@@ -1025,6 +1097,7 @@ func TestReportSchemaRejectsMalformed(t *testing.T) {
 // TestReportFormatDocumentsEveryMember requires each member the report
 // schema names to appear, in backticks, in report-format.md.
 func TestReportFormatDocumentsEveryMember(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("report-format.md")
 	if err != nil {
 		t.Fatal(err)
@@ -1069,6 +1142,7 @@ func TestReportFormatDocumentsEveryMember(t *testing.T) {
 // TestPythonExample runs the adapter shown in adapter-protocol.md and checks
 // the report the page describes.
 func TestPythonExample(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not on PATH")
 	}
@@ -1234,6 +1308,7 @@ func TestConformanceSubtests(t *testing.T) {
 // TestSuitePage checks docs/suites/jcs.md against the suite: the size of
 // each vector group and the list of broken modes.
 func TestSuitePage(t *testing.T) {
+	t.Parallel()
 	page, err := os.ReadFile(filepath.Join("suites", "jcs.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ const (
 	DefaultCount        = 10_000 // inputs, when neither a count nor a time is given
 	DefaultShrinkBudget = 1000   // candidate inputs tried per finding
 	batchSize           = 256    // inputs judged together, pipelined
+	firstBatch          = 16     // the first batch; each next one doubles, up to batchSize
 	maxPerKey           = 2      // findings shrunk per implementation and failure key
 	maxFindings         = 32     // findings shrunk per implementation
 	maxRedials          = 20     // new connections after the adapter gave up
@@ -453,7 +454,10 @@ func vectorName(t *check.FuzzTarget, input []byte) string {
 }
 
 // loop generates and judges inputs in batches until the count or the time
-// is reached, every implementation is gone, or ctx ends.
+// is reached, every implementation is gone, or ctx ends. The batches grow
+// from firstBatch to batchSize, so that a run that ends early (a finding
+// with StopAfter, the time, ctx) has not judged a full batch past that
+// point; the inputs and their order are the same whatever the batches.
 func (e *engine) loop(ctx context.Context) {
 	start := time.Now()
 	defer func() { e.sum.Duration = time.Since(start) }()
@@ -461,8 +465,9 @@ func (e *engine) loop(ctx context.Context) {
 	if e.o.Time > 0 {
 		deadline = start.Add(e.o.Time)
 	}
-	for next := uint64(0); ; {
-		n := batchSize
+	size := firstBatch
+	for next := uint64(0); ; size = min(2*size, batchSize) {
+		n := size
 		if e.o.Count > 0 {
 			n = min(n, e.o.Count-int(next))
 		}

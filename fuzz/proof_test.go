@@ -159,6 +159,7 @@ func replay(t *testing.T, def *check.Definition, dir, mode string) {
 // TestDeterministic: the same seed and count give the same inputs and the
 // same findings; another seed other inputs.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	o := fuzz.Options{Seed: 7, Count: 400, Tool: tool}
 	impl := []fuzz.Impl{{Spec: check.Spec{Mode: "go-float"}}}
 	a, err := fuzz.Run(t.Context(), &jcs.Definition, impl, o)
@@ -192,10 +193,29 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestStopAfterEndsSoon: a run told to stop after its first finding ends
+// with the batch that holds it, and the batches start small and double, so
+// it has generated at most twice as many inputs as it needed, plus the
+// first batch of 16.
+func TestStopAfterEndsSoon(t *testing.T) {
+	t.Parallel()
+	s, err := fuzz.Run(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "go-float"}}}, fuzz.Options{Seed: 1, Count: 3000, Tool: tool, StopAfter: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Findings) != 1 {
+		t.Fatalf("%d findings in %d inputs, want 1", len(s.Findings), s.Inputs)
+	}
+	if i := int(s.Findings[0].Index); s.Inputs > 2*i+16 {
+		t.Errorf("found at input %d, and %d inputs generated: more than %d", i, s.Inputs, 2*i+16)
+	}
+}
+
 // TestGap: when every implementation gives the same wrong answer, the
 // finding is a possible gap in the reference or the spec, not a
 // divergence of theirs, and the run does not fail.
 func TestGap(t *testing.T) {
+	t.Parallel()
 	impls := []fuzz.Impl{{Name: "a", Spec: check.Spec{Mode: "go-float"}}, {Name: "b", Spec: child(t, "jcs", "go-float")}}
 	s, err := fuzz.Run(t.Context(), &jcs.Definition, impls, fuzz.Options{Seed: 1, Count: 300, Tool: tool})
 	if err != nil {
@@ -219,6 +239,7 @@ func TestGap(t *testing.T) {
 // TestSeveralImplementations: with one honest and one broken
 // implementation, the broken one's divergences are findings.
 func TestSeveralImplementations(t *testing.T) {
+	t.Parallel()
 	impls := []fuzz.Impl{{Name: "honest", Spec: check.Spec{}}, {Name: "broken", Spec: check.Spec{Mode: "unsorted"}}}
 	s, err := fuzz.Run(t.Context(), &crosslink.Definition, impls, fuzz.Options{Seed: 1, Count: 300, Tool: tool})
 	if err != nil {
@@ -250,6 +271,7 @@ func (noOps) Handle(context.Context, string, []byte) (json.RawMessage, *adapter.
 // TestCannotDrive: an implementation that cannot be started, or offers
 // none of the ops, makes the run incomplete (exit 3).
 func TestCannotDrive(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		spec check.Spec
@@ -274,6 +296,7 @@ func TestCannotDrive(t *testing.T) {
 // every file; a directory holding anything else is refused, and one an
 // earlier run wrote is replaced.
 func TestOutDir(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	o := fuzz.Options{Seed: 3, Count: 300, Out: out, Tool: tool, StopAfter: 2}
 	s, err := fuzz.Run(t.Context(), &crosslink.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "html-escape"}}}, o)
@@ -327,6 +350,7 @@ func TestOutDir(t *testing.T) {
 // TestStdio fuzzes an adapter over stdio and replays the corpus against
 // the same program.
 func TestStdio(t *testing.T) {
+	t.Parallel()
 	spec := child(t, "fablepool", "uppercase-hex")
 	out := t.TempDir()
 	s, err := fuzz.Run(t.Context(), &fablepool.Definition, []fuzz.Impl{{Spec: spec}}, fuzz.Options{Seed: 1, Count: 500, Out: out, Tool: tool, StopAfter: 1})

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/refereehq/referee/check"
@@ -23,15 +24,44 @@ import (
 
 var tool = report.Tool{Name: "referee", Version: "test"}
 
+// runKey names one run of jcsRun.
+type runKey struct {
+	mode, known string
+	shard       report.Shard
+}
+
+// runs holds each run jcsRun has made, made once: the suite and its
+// built-in implementation are deterministic, and no test changes a run it
+// is given, so the tests share them rather than load and run the suite
+// again for each.
+var (
+	runsMu sync.Mutex
+	runs   = map[runKey]func() (*run.Result, error){}
+)
+
 // jcsRun runs the jcs suite in process against its built-in implementation
 // (in a broken mode), whole or one shard, as `referee run jcs` would.
 func jcsRun(t testing.TB, mode string, sh report.Shard, known string) *run.Result {
 	t.Helper()
-	plan, err := run.Prepare(&jcs.Definition, check.Spec{Mode: mode}, run.Options{Shard: sh, KnownFailing: known, Tool: tool})
+	k := runKey{mode: mode, known: known, shard: sh}
+	runsMu.Lock()
+	once, ok := runs[k]
+	if !ok {
+		once = sync.OnceValues(func() (*run.Result, error) {
+			plan, err := run.Prepare(&jcs.Definition, check.Spec{Mode: mode}, run.Options{Shard: sh, KnownFailing: known, Tool: tool})
+			if err != nil {
+				return nil, err
+			}
+			return plan.Execute(context.Background()), nil
+		})
+		runs[k] = once
+	}
+	runsMu.Unlock()
+	res, err := once()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return plan.Execute(context.Background())
+	return res
 }
 
 func encode(t testing.TB, v any) []byte {
@@ -54,16 +84,25 @@ func shards(t testing.TB, mode string, n int, known string) []merge.Input {
 	return in
 }
 
+// loadJCS loads the jcs suite once for suiteOrder.
+var loadJCS = sync.OnceValues(func() (*check.Suite, error) {
+	loaded, err := jcs.Definition.Load(check.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return loaded.Suite, nil
+})
+
 // suiteOrder is what the CLI gives merge: the suite's IDs in its order.
 func suiteOrder(t testing.TB) func(report.Suite) []string {
 	return func(s report.Suite) []string {
-		loaded, err := jcs.Definition.Load(check.LoadOptions{})
-		if err != nil || loaded.Suite.CorpusDigest != s.CorpusDigest {
+		suite, err := loadJCS()
+		if err != nil || suite.CorpusDigest != s.CorpusDigest {
 			t.Errorf("the suite does not load as the report says: %v", err)
 			return nil
 		}
 		var ids []string
-		for _, c := range loaded.Suite.Checks {
+		for _, c := range suite.Checks {
 			ids = append(ids, c.ID)
 		}
 		return ids

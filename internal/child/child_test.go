@@ -299,6 +299,7 @@ func TestStopWaitsForStderr(t *testing.T) {
 }
 
 func TestStopKillsAfterGrace(t *testing.T) {
+	t.Parallel()
 	var trace bytes.Buffer
 	cfg := child("stubborn")
 	cfg.Name, cfg.Trace = "provider", transcript.New(&trace)
@@ -373,6 +374,7 @@ func TestStartFailures(t *testing.T) {
 // to a child that has stopped reading ends at the deadline or when its
 // context ends, whichever comes first, with the matching error.
 func TestWriteStdin(t *testing.T) {
+	t.Parallel()
 	big := []byte(strings.Repeat("x", 4<<20) + "\n") // far more than a pipe holds
 	background := func() (context.Context, context.CancelFunc) { return context.Background(), func() {} }
 	short := func() (context.Context, context.CancelFunc) {
@@ -397,6 +399,7 @@ func TestWriteStdin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			var l lines
 			cfg := child(tt.what)
 			cfg.Stdout = l.stdout

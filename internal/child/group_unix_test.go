@@ -47,6 +47,7 @@ func runChildOS(what string) int {
 // ends; one that left the group is abandoned a short while after the exit,
 // and no reader is left running.
 func TestGrandchildren(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		what string
 		end  error // how stdout ended

@@ -17,6 +17,7 @@ import (
 // TestRunOverHTTP runs the jcs suite against the built-in implementation
 // served over HTTP, honest and broken, through Main.
 func TestRunOverHTTP(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		mode string
 		code int

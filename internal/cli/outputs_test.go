@@ -11,7 +11,8 @@ import (
 
 // TestReportWriteFails: a report that cannot be written leaves no earlier
 // run's file of that name, the other reports are written, and the run exits
-// 2 naming the flag.
+// 2 naming the flag. It is not parallel: it swaps writeFile, which the
+// parallel tests' runs use.
 func TestReportWriteFails(t *testing.T) {
 	dir := t.TempDir()
 	jsonPath, junitPath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
@@ -50,6 +51,7 @@ func TestReportWriteFails(t *testing.T) {
 // TestStdoutFailsFilesWritten: a closed stdout does not cost the report
 // files.
 func TestStdoutFailsFilesWritten(t *testing.T) {
+	t.Parallel()
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
 	var stderr bytes.Buffer
 	code := Main([]string{"run", "jcs", "-q", "--run", "jcs/numbers/1e21", "--json", jsonPath}, strings.NewReader(""), failingWriter{}, &stderr)

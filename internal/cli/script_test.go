@@ -57,6 +57,7 @@ func TestMain(m *testing.M) {
 // script's directory and requires exit status CODE; stdout and stderr are
 // then checked as for exec. go test -update rewrites the cmp targets.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	shared := os.Getenv("REFEREE_SHARED")
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
