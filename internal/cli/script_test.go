@@ -17,6 +17,7 @@ import (
 
 	"github.com/refereehq/referee/adapter/adaptertest"
 	"github.com/refereehq/referee/internal/golden"
+	"github.com/refereehq/referee/internal/sharedtest"
 )
 
 // sameChecksCmd compares two JSON reports check by check: the same IDs,
@@ -58,7 +59,9 @@ func TestMain(m *testing.M) {
 // then checked as for exec. go test -update rewrites the cmp targets.
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	shared := os.Getenv("REFEREE_SHARED")
+	// A relative REFEREE_SHARED is read from the module root, as every
+	// other test reads it; the scripts run in directories of their own.
+	shared, _ := sharedtest.Lookup()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
