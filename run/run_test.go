@@ -287,6 +287,7 @@ func TestCompact(t *testing.T) {
 		for i, compact := range []bool{false, true} {
 			o := tt.o
 			o.Compact = compact
+			o.Parallel = 1 // request ids, which the evidence shows, in check order
 			plan, err := run.Prepare(&toy, tt.spec, o)
 			if err != nil {
 				t.Fatal(err)
