@@ -613,6 +613,27 @@ func appendWTF8Surrogate(dst []byte, r rune) []byte {
 	return append(dst, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 }
 
+// DecodeRune decodes the first code point of s, a string Parse made: UTF-8,
+// or a lone surrogate in the 3-byte form Parse stores it in. Its size is 1
+// for a byte that begins neither (utf8.RuneError).
+func DecodeRune(s string) (rune, int) {
+	if r, ok := wtf8Surrogate(s, 0); ok {
+		return r, 3
+	}
+	return utf8.DecodeRuneInString(s)
+}
+
+// HasLoneSurrogate reports whether s, a string Parse made, holds a lone
+// surrogate.
+func HasLoneSurrogate(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if _, ok := wtf8Surrogate(s, i); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // wtf8Surrogate returns the surrogate code point whose 3-byte generalised
 // UTF-8 form starts at s[i], if there is one.
 func wtf8Surrogate(s string, i int) (rune, bool) {

@@ -142,3 +142,26 @@ func (v Value) Lookup(key string) (Value, bool) {
 	}
 	return Value{}, false
 }
+
+// Walk calls visit with v and every value inside it, depth first, without
+// recursion, until visit returns false.
+func (v *Value) Walk(visit func(x *Value) bool) {
+	stack := []*Value{v}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !visit(x) {
+			return
+		}
+		switch x.Kind {
+		case Array:
+			for i := range x.Elems {
+				stack = append(stack, &x.Elems[i])
+			}
+		case Object:
+			for i := range x.Members {
+				stack = append(stack, &x.Members[i].Value)
+			}
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 
@@ -452,27 +451,18 @@ func (vd *validation) branches(list []*Schema, v *canon.Value, keyword string) {
 func codePoints(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
-		_, size := decodeWTF8(s[i:])
+		_, size := canon.DecodeRune(s[i:])
 		i += size
 		n++
 	}
 	return n
 }
 
-// decodeWTF8 decodes the first code point of s: UTF-8, or a surrogate in
-// its 3-byte generalised form.
-func decodeWTF8(s string) (rune, int) {
-	if len(s) >= 3 && s[0] == 0xED && s[1] >= 0xA0 && s[1] <= 0xBF && s[2] >= 0x80 && s[2] <= 0xBF {
-		return rune(0xD000) | rune(s[1]&0x3F)<<6 | rune(s[2]&0x3F), 3
-	}
-	return utf8.DecodeRuneInString(s)
-}
-
 // matches reports whether the ECMA-262 expression re finds a match in s.
 func matches(re *regexp2.Regexp, s string) bool {
 	runes := make([]rune, 0, len(s))
 	for i := 0; i < len(s); {
-		r, size := decodeWTF8(s[i:])
+		r, size := canon.DecodeRune(s[i:])
 		runes = append(runes, r)
 		i += size
 	}

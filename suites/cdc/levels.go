@@ -86,40 +86,21 @@ func canonicalLevel(rel Release, value json.RawMessage, cl *clauses) (check.Leve
 }
 
 // holdsLoneSurrogate reports whether a string or member name of v holds a
-// lone surrogate (WTF-8, as canon decodes an unpaired \udxxx). It walks
-// without recursion.
+// lone surrogate.
 func holdsLoneSurrogate(v canon.Value) bool {
-	lone := func(s string) bool {
-		for i := 0; i+2 < len(s); i++ {
-			if s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF {
-				return true
-			}
-		}
-		return false
-	}
-	stack := []*canon.Value{&v}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	found := false
+	v.Walk(func(x *canon.Value) bool {
 		switch x.Kind {
 		case canon.String:
-			if lone(x.Str) {
-				return true
-			}
-		case canon.Array:
-			for i := range x.Elems {
-				stack = append(stack, &x.Elems[i])
-			}
+			found = canon.HasLoneSurrogate(x.Str)
 		case canon.Object:
-			for i := range x.Members {
-				if lone(x.Members[i].Key) {
-					return true
-				}
-				stack = append(stack, &x.Members[i].Value)
+			for _, m := range x.Members {
+				found = found || canon.HasLoneSurrogate(m.Key)
 			}
 		}
-	}
-	return false
+		return !found
+	})
+	return found
 }
 
 // toolArgsKept returns the grant a vector's declaration would get if the

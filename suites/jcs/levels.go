@@ -81,26 +81,19 @@ func scan(v canon.Value) (big, nonchar bool) {
 		}
 		return false
 	}
-	stack := []*canon.Value{&v}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	v.Walk(func(x *canon.Value) bool {
 		switch x.Kind {
 		case canon.Number:
 			big = big || BigMagnitude(x.Num)
 		case canon.String:
 			nonchar = nonchar || hasNonchar(x.Str)
-		case canon.Array:
-			for i := range x.Elems {
-				stack = append(stack, &x.Elems[i])
-			}
 		case canon.Object:
-			for i := range x.Members {
-				nonchar = nonchar || hasNonchar(x.Members[i].Key)
-				stack = append(stack, &x.Members[i].Value)
+			for _, m := range x.Members {
+				nonchar = nonchar || hasNonchar(m.Key)
 			}
 		}
-	}
+		return true
+	})
 	return big, nonchar
 }
 
