@@ -96,12 +96,12 @@ func FuzzReplyID(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		id, ok := replyID(line)
+		id, _, ok := leadingID(line)
 		if !ok {
 			return
 		}
 		if r, err := decodeReply(line); err == nil && r.ID != id {
-			t.Fatalf("replyID(%q) = %d, the parse says %d", line, id, r.ID)
+			t.Fatalf("leadingID(%q) = %d, the parse says %d", line, id, r.ID)
 		}
 	})
 }
@@ -122,8 +122,8 @@ func TestReplyID(t *testing.T) {
 		{`{"id":99999999999999999999,"ok":1}`, 0, false},
 	}
 	for _, tt := range tests {
-		if id, ok := replyID([]byte(tt.line)); id != tt.id || ok != tt.ok {
-			t.Errorf("replyID(%s) = %d, %v; want %d, %v", tt.line, id, ok, tt.id, tt.ok)
+		if id, _, ok := leadingID([]byte(tt.line)); id != tt.id || ok != tt.ok {
+			t.Errorf("leadingID(%s) = %d, %v; want %d, %v", tt.line, id, ok, tt.id, tt.ok)
 		}
 	}
 }

@@ -146,7 +146,7 @@ func (p *Process) wait() {
 // any other line is parsed here. Either way every line is parsed strictly
 // before it counts as a reply, and a bad one ends the connection.
 func (p *Process) deliver(line []byte) {
-	id, quick := replyID(line)
+	id, _, quick := leadingID(line)
 	var r *Reply
 	if !quick {
 		var err error
@@ -174,13 +174,6 @@ func (p *Process) deliver(line []byte) {
 		return
 	}
 	c.ch <- delivery{r: r, line: line}
-}
-
-// replyID reads the id of a line that starts {"id":N, with N an integer
-// as JSON writes it; ok is false for any other line.
-func replyID(line []byte) (id int64, ok bool) {
-	id, _, ok = leadingID(line)
-	return id, ok
 }
 
 // leadingID reads N from a line that starts {"id":N, with N an integer as

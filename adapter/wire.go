@@ -93,7 +93,7 @@ func encodeRequest(id int64, op string, args []byte) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"op":`...)
-	b = appendQuoted(b, op)
+	b = appendJSONString(b, op)
 	b = append(b, `,"args":`...)
 	switch {
 	case len(args) == 0:
@@ -171,19 +171,6 @@ func isCompact(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// appendQuoted appends s as a JSON string, as json.Marshal writes it.
-func appendQuoted(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // MarshalArgs renders v as request args without HTML escaping. A

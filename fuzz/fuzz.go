@@ -533,7 +533,7 @@ func (e *engine) judge(ctx context.Context, items []*item, impls []*implRun) {
 			if ctx.Err() == nil {
 				e.sum.RefusedByReference++
 				if len(e.sum.ReferenceBugs) < 5 {
-					e.sum.ReferenceBugs = append(e.sum.ReferenceBugs, fmt.Sprintf("%s: %s on input %q: %s", rs[i].ID, rs[i].Status, clip(it.input), rs[i].Reason))
+					e.sum.ReferenceBugs = append(e.sum.ReferenceBugs, fmt.Sprintf("%s: %s on input %q: %s", rs[i].ID, rs[i].Status, check.Clip(string(it.input)), rs[i].Reason))
 				}
 			}
 			continue
@@ -748,14 +748,6 @@ func (e *engine) shrink(ctx context.Context, it *item, impls []*implRun, keep fu
 	}
 	in := minimize(ctx, it.input, it.t.Input, e.o.ShrinkBudget, accept)
 	return in, kept[string(in)]
-}
-
-// clip shortens an input for a message.
-func clip(b []byte) string {
-	if len(b) > 120 {
-		return string(b[:120]) + fmt.Sprintf("... (%d bytes)", len(b))
-	}
-	return string(b)
 }
 
 // errOut marks a problem with --out as a usage error.

@@ -236,20 +236,16 @@ func declaredNames(cp *Corpus) (map[string]map[string]bool, error) {
 			return nil, fmt.Errorf("cdc: schemas/%s.schema.json: %w", shape, err)
 		}
 		names := map[string]bool{}
-		stack := []canon.Value{v}
-		for len(stack) > 0 {
-			x := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			stack = append(stack, x.Elems...)
+		v.Walk(func(x *canon.Value) bool {
 			for _, m := range x.Members {
 				if m.Key == "properties" && m.Value.Kind == canon.Object {
 					for _, p := range m.Value.Members {
 						names[p.Key] = true
 					}
 				}
-				stack = append(stack, m.Value)
 			}
-		}
+			return true
+		})
 		out[shape] = names
 	}
 	return out, nil
@@ -291,7 +287,7 @@ func undeclaredDeep(v canon.Value, names map[string]bool) (string, bool) {
 		}
 		for i := len(it.v.Members) - 1; i >= 0; i-- {
 			m := it.v.Members[i]
-			stack = append(stack, item{m.Value, it.path + "/" + strings.ReplaceAll(strings.ReplaceAll(m.Key, "~", "~0"), "/", "~1"), it.depth + 1})
+			stack = append(stack, item{m.Value, it.path + "/" + pointerToken(m.Key), it.depth + 1})
 		}
 	}
 	return "", false

@@ -1,7 +1,6 @@
 package cdc
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -324,19 +323,9 @@ func textArgs(values map[string]json.RawMessage) map[string]any {
 	args := make(map[string]any, 2*len(values))
 	for name, raw := range values {
 		args[name] = raw
-		args[name+"_text"] = compactText(raw)
+		args[name+"_text"] = string(compactRaw(raw))
 	}
 	return args
-}
-
-// compactText is raw without the whitespace between its tokens: its
-// lexemes and escapes are kept.
-func compactText(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
-	}
-	return b.String()
 }
 
 // canonicalise calls canonicalise of value and returns the text; what

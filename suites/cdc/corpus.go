@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/internal/lazyregexp"
 	pc "github.com/refereehq/referee/protocols/cdc"
@@ -178,7 +179,7 @@ func ReadCorpus(c *corpus.Corpus, dir string) (*Corpus, error) {
 			if err != nil {
 				return nil, err
 			}
-			cp.spec = oneSpace(string(raw))
+			cp.spec = check.OneLine(string(raw))
 			break
 		}
 	}

@@ -283,7 +283,7 @@ func (cp *Corpus) applies(sc SupplementCase) bool {
 		}
 	}
 	for _, sentence := range sc.Requires.Spec {
-		if cp.spec == "" || !strings.Contains(cp.spec, oneSpace(sentence)) {
+		if cp.spec == "" || !strings.Contains(cp.spec, check.OneLine(sentence)) {
 			return false
 		}
 	}
@@ -301,8 +301,6 @@ func (cp *Corpus) applies(sc SupplementCase) bool {
 }
 
 // oneSpace collapses every run of white space to one space.
-func oneSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // schemaHolds reports whether the corpus's schema of r.Shape holds r.
 func (cp *Corpus) schemaHolds(r SchemaRule) bool {
 	if !slices.Contains(cp.Shapes, r.Shape) {

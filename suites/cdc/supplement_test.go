@@ -88,7 +88,7 @@ func TestSupplementApplies(t *testing.T) {
 // text, SPEC sentence or vectors are missing, or its edit changes nothing.
 func TestSupplementSelection(t *testing.T) {
 	cp := readTiny(t, tinyFiles())
-	cp.spec = oneSpace("The SPEC says   this,\nover two lines.")
+	cp.spec = check.OneLine("The SPEC says   this,\nover two lines.")
 	base := SupplementCase{Name: "x", Doc: "d", Clause: "c", Level: check.Must, Op: OpValidate,
 		Base: "provenance.populated.json", Edits: []Edit{set("/s", "y")}, Valid: ptr(false)}
 	for _, tt := range []struct {

@@ -182,10 +182,11 @@ func (h *Handler) checkFrame(v canon.Value) []cgp.Violation {
 	case looseNumbers:
 		v = loosen(v)
 	}
-	f, err := DecodeFrame(v)
+	decode := DecodeFrame
 	if r == zeroValueMembers {
-		f, err = decodeFrame(v)
+		decode = decodeFrame // reads a missing member as its zero value
 	}
+	f, err := decode(v)
 	if err != nil {
 		return []cgp.Violation{{Rule: RuleShape, Field: "", Msg: err.Error()}}
 	}

@@ -303,10 +303,8 @@ func merkleVector(name string, input []byte) (check.FuzzVector, bool) {
 		if json.Unmarshal(pc.Expected, &proof) != nil {
 			return check.FuzzVector{}, false
 		}
-		var rootHex string
-		json.Unmarshal(root.Expected, &rootHex)
 		verify := func(suffix string, p cgp.InclusionProof) bool {
-			c, ok := opCase(name+suffix, OpVerifyInclusion, []byte(`{"leaf":`+leaves.Elems[i].String()+`,"proof":`+proofJSON(p)+`,"root":`+jstr(rootHex)+`}`))
+			c, ok := opCase(name+suffix, OpVerifyInclusion, []byte(`{"leaf":`+leaves.Elems[i].String()+`,"proof":`+proofJSON(p)+`,"root":`+string(root.Expected)+`}`))
 			if ok {
 				cases = append(cases, c)
 			}
