@@ -323,7 +323,9 @@ const NotRunPrefix = "not run: "
 
 // NotStartedPrefix opens the reason of every check of a run whose
 // implementation could not be started.
-const NotStartedPrefix = NotRunPrefix + "the implementation could not be started: "
+const NotStartedPrefix = NotRunPrefix + notStarted
+
+const notStarted = "the implementation could not be started: "
 
 // NotRun reports whether r never got a verdict (its reason says so, also
 // once read back from a report).
@@ -337,7 +339,7 @@ func (r Result) NotRun() bool {
 func Unstarted(checks []Check, err error, ev Evidence) *Run {
 	results := make([]Result, len(checks))
 	for i, c := range checks {
-		results[i] = notRun(Result{ID: c.ID, Level: c.LevelOf(), Evidence: ev}, strings.TrimPrefix(NotStartedPrefix, NotRunPrefix)+err.Error())
+		results[i] = notRun(Result{ID: c.ID, Level: c.LevelOf(), Evidence: ev}, notStarted+err.Error())
 	}
 	return &Run{Results: results, Started: time.Now()}
 }

@@ -136,7 +136,7 @@ func unstarted(r *Report) (cause string, first Check, ok bool) {
 			return "", Check{}, false
 		}
 	}
-	return "the implementation could not be started: " + strings.TrimPrefix(first.Reason, check.NotStartedPrefix), first, true
+	return strings.TrimPrefix(first.Reason, check.NotRunPrefix), first, true
 }
 
 // Summary is the text report's summary line: "180 passed, 2 failed, 1 not

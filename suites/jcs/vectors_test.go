@@ -2,7 +2,6 @@ package jcs
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -215,20 +214,10 @@ func TestVectorsWithoutReadAt(t *testing.T) {
 		t.Fatalf("%v %+v", err, s)
 	}
 	h, _ := Reference("")
-	run := check.Execute(context.Background(), dial(t, adapter.InProcess(h)), s.Checks, check.Options{})
+	run := runSuite(t, s, adapter.InProcess(h))
 	if n := run.Counts(); n.Pass != 2 {
 		t.Errorf("%+v", run.Results)
 	}
-}
-
-func dial(t *testing.T, start adapter.Starter) *adapter.Client {
-	t.Helper()
-	c, err := adapter.Dial(context.Background(), start, Name, adapter.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 // TestDecodeVector: a vector read back in one pass is what json.Unmarshal
