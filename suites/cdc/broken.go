@@ -227,13 +227,9 @@ func unIntegral(v canon.Value) canon.Value {
 func declaredNames(cp *Corpus) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}
 	for _, shape := range cp.Shapes {
-		raw, err := fs.ReadFile(cp.FS, "schemas/"+shape+".schema.json")
+		v, err := cp.schemaOf(shape)
 		if err != nil {
 			return nil, err
-		}
-		v, err := canon.Parse(raw, canon.ReadOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("cdc: schemas/%s.schema.json: %w", shape, err)
 		}
 		names := map[string]bool{}
 		v.Walk(func(x *canon.Value) bool {

@@ -52,6 +52,44 @@ type Corpus struct {
 		v    *pc.Validator
 		err  error
 	}
+	// schemas holds each shape's schema document, parsed once, for the
+	// supplement's rules and the modes that read declarations.
+	schemas struct {
+		once sync.Once
+		docs map[string]schemaDoc
+	}
+}
+
+// schemaDoc is one shape's schema document, or why it cannot be read.
+type schemaDoc struct {
+	v   canon.Value
+	err error
+}
+
+// schemaOf returns the schema document of shape, read and parsed on the
+// first call for any shape.
+func (cp *Corpus) schemaOf(shape string) (canon.Value, error) {
+	cp.schemas.once.Do(func() {
+		cp.schemas.docs = map[string]schemaDoc{}
+		for _, s := range cp.Shapes {
+			name := "schemas/" + s + ".schema.json"
+			raw, err := fs.ReadFile(cp.FS, name)
+			if err != nil {
+				cp.schemas.docs[s] = schemaDoc{err: err}
+				continue
+			}
+			v, err := canon.Parse(raw, canon.ReadOptions{})
+			if err != nil {
+				err = fmt.Errorf("cdc: %s: %w", name, err)
+			}
+			cp.schemas.docs[s] = schemaDoc{v, err}
+		}
+	})
+	d, ok := cp.schemas.docs[shape]
+	if !ok {
+		return canon.Value{}, fmt.Errorf("cdc: no schema for shape %q", shape)
+	}
+	return d.v, d.err
 }
 
 // validator returns the corpus's schemas compiled; each call after the

@@ -303,14 +303,7 @@ func (cp *Corpus) applies(sc SupplementCase) bool {
 // oneSpace collapses every run of white space to one space.
 // schemaHolds reports whether the corpus's schema of r.Shape holds r.
 func (cp *Corpus) schemaHolds(r SchemaRule) bool {
-	if !slices.Contains(cp.Shapes, r.Shape) {
-		return false
-	}
-	raw, err := fs.ReadFile(cp.FS, "schemas/"+r.Shape+".schema.json")
-	if err != nil {
-		return false
-	}
-	doc, err := canon.Parse(raw, canon.ReadOptions{})
+	doc, err := cp.schemaOf(r.Shape)
 	if err != nil {
 		return false
 	}
