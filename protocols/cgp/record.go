@@ -141,6 +141,10 @@ var smallOrder = []string{
 	"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
 }
 
+// IsSmallOrder reports whether p is the canonical encoding of a point of
+// small order (8P = identity).
+func IsSmallOrder(p []byte) bool { return slices.Contains(smallOrder, hex.EncodeToString(p)) }
+
 // WeakPublicKey reports whether a 32-byte point encoding is one a strict
 // Ed25519 verifier refuses: not 32 bytes, y not reduced mod 2^255-19, a y
 // with no point (off the curve), x = 0 with the sign bit set, or a point

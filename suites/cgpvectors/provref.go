@@ -106,21 +106,7 @@ func (r verdictRule) weakKey(b []byte) bool {
 // encodings and a y at or above p, and nothing else (not x = 0 with the
 // sign bit set, not a y off the curve).
 func listedWeak(b []byte) bool {
-	for _, k := range []string{
-		"0000000000000000000000000000000000000000000000000000000000000000",
-		"0000000000000000000000000000000000000000000000000000000000000080",
-		"0100000000000000000000000000000000000000000000000000000000000000",
-		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
-		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
-		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
-		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
-		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-	} {
-		if hex.EncodeToString(b) == k {
-			return true
-		}
-	}
-	return len(b) != 32 || !edCanonical(b)
+	return cgp.IsSmallOrder(b) || len(b) != 32 || !edCanonical(b)
 }
 
 // provRules is how the built-in adapter computes provenance attestations.
