@@ -142,3 +142,28 @@ func TestWellFormedManifest(t *testing.T) {
 
 // fuzzRand is a generator from a fixed seed.
 func fuzzRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0)) }
+
+// TestGeneratedManifestsValidate holds the narrowing generator to the 1.2
+// schemas themselves, not only to wellFormedManifest's copy of their rules.
+func TestGeneratedManifestsValidate(t *testing.T) {
+	v, err := readDir(t, sharedCorpus(t)).validator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := fuzzRand(3)
+	for i := range 200 {
+		var pair struct{ Declared, Parent json.RawMessage }
+		if err := json.Unmarshal(fuzzNarrowPair(r), &pair); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []json.RawMessage{pair.Declared, pair.Parent} {
+			val, err := canon.Parse(m, canon.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, errs, err := v.Validate("agent-lease-manifest", val); err != nil || !ok {
+				t.Fatalf("pair %d: %s breaks the 1.2 schema: %v %v", i, m, errs, err)
+			}
+		}
+	}
+}
