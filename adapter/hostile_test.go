@@ -145,11 +145,17 @@ func TestRepliesOverTheCapAreClipped(t *testing.T) {
 
 // everyFifth decides which calls fault, by the number n each call carries
 // in its args: every fifth, until the last few, and each only once a call
-// with a larger n has succeeded. So, in the order calls are issued, a
-// success follows each fault before the next fault is reported, however
-// the calls in flight are scheduled.
+// with a larger n has succeeded. Calls take n in the order the client
+// issues them (take holds the next n back until the implementation has
+// received the call before it), so in the order calls are issued a success
+// follows each fault before the next fault is reported, however the calls
+// in flight are scheduled.
 type everyFifth struct {
 	last int64 // faults only below this n
+
+	issuing sync.Mutex // held from take until the call is received
+	next    int64      // the next n to take
+	pending sync.Map   // n -> the release of issuing for that call
 
 	mu        sync.Mutex
 	succeeded int64         // the largest n that succeeded
@@ -160,10 +166,29 @@ func newEveryFifth(last int64) *everyFifth {
 	return &everyFifth{last: last, succeeded: -1, changed: make(chan struct{})}
 }
 
+// take returns the next n, below limit, and the release to call once the
+// call carrying it has returned (it may have released already, when the
+// implementation received it).
+func (e *everyFifth) take(limit int64) (n int64, release func(), ok bool) {
+	e.issuing.Lock()
+	if e.next >= limit {
+		e.issuing.Unlock()
+		return 0, nil, false
+	}
+	n = e.next
+	e.next++
+	release = sync.OnceFunc(e.issuing.Unlock)
+	e.pending.Store(n, release)
+	return n, release, true
+}
+
 // fault reports whether the call with args must fault, once it may.
 func (e *everyFifth) fault(ctx context.Context, args []byte) bool {
 	var a struct{ N int64 }
 	json.Unmarshal(args, &a)
+	if release, ok := e.pending.LoadAndDelete(a.N); ok {
+		release.(func())() // call n is issued: the next may be taken
+	}
 	if a.N%5 != 4 || a.N >= e.last {
 		e.mu.Lock()
 		if a.N > e.succeeded {
@@ -208,7 +233,7 @@ func (f flaky) Handle(ctx context.Context, op string, args []byte) (json.RawMess
 // whichever connection it finished on: the client never gives up.
 func TestFaultsCountByCallOrder(t *testing.T) {
 	const calls, last = 400, 360
-	server := newEveryFifth(last)
+	server, inProcess := newEveryFifth(last), newEveryFifth(last)
 	srv := httptest.NewServer(helloOr(8, func(w http.ResponseWriter, r *http.Request, id int64) {
 		if server.fault(r.Context(), bodyArgs(r)) {
 			http.Error(w, "every fifth call", 500)
@@ -220,9 +245,10 @@ func TestFaultsCountByCallOrder(t *testing.T) {
 	tests := []struct {
 		name  string
 		start adapter.Starter
+		calls *everyFifth
 	}{
-		{"http", httpStarter(srv.URL, nil)},
-		{"in-process", adapter.InProcess(flaky{newEveryFifth(last)})},
+		{"http", httpStarter(srv.URL, nil), server},
+		{"in-process", adapter.InProcess(flaky{inProcess}), inProcess},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -233,15 +259,19 @@ func TestFaultsCountByCallOrder(t *testing.T) {
 			defer c.Close()
 			var (
 				wg             sync.WaitGroup
-				work           = make(chan int)
 				faults, gaveUp atomic.Int64
 			)
 			for range 8 {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					for n := range work {
+					for {
+						n, release, ok := tt.calls.take(calls)
+						if !ok {
+							return
+						}
 						_, _, err := c.Call(context.Background(), "echo", []byte(fmt.Sprintf(`{"n":%d}`, n)))
+						release()
 						switch {
 						case errors.Is(err, adapter.ErrGaveUp):
 							gaveUp.Add(1)
@@ -251,10 +281,6 @@ func TestFaultsCountByCallOrder(t *testing.T) {
 					}
 				}()
 			}
-			for n := range calls {
-				work <- n
-			}
-			close(work)
 			wg.Wait()
 			if c.GaveUp() || gaveUp.Load() > 0 {
 				t.Fatalf("the client gave up (%d calls refused) after %d faults in %d calls, each followed by a success", gaveUp.Load(), faults.Load(), calls)
