@@ -269,24 +269,25 @@ func (e *encoder) duplicate(base int, key string) error {
 	return &ValueError{Path: e.path(key), Err: ErrDuplicateKey, Msg: "duplicate key " + strconv.Quote(key)}
 }
 
-// plainOut marks the ASCII bytes written as themselves in strings.
-var plainOut = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
+// plain marks the ASCII bytes that stand for themselves in a JSON string,
+// read or written: U+0020 to U+007F but " and \\. A table laid out as data
+// (TestTables holds it to that rule), so initialisation runs no code.
+var plain = [256]bool{
+	0x20: true, true, false, true, true, true, true, true, true, true, true, true, true, true, true, true,
+	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
+	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
+	true, true, true, true, true, true, true, true, true, true, true, true, false, true, true, true,
+	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
+	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
+}
 
 // shortEscape holds the letter of the two-character escape of an ASCII
 // byte, 'u' for the other control characters and 0 for plain bytes.
-var shortEscape = func() (t [128]byte) {
-	for c := 0; c < 0x20; c++ {
-		t[c] = 'u'
-	}
-	t['"'], t['\\'] = '"', '\\'
-	t['\b'], t['\t'], t['\n'], t['\f'], t['\r'] = 'b', 't', 'n', 'f', 'r'
-	return t
-}()
+var shortEscape = [128]byte{
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+	'"': '"', '\\': '\\',
+}
 
 const hexDigits = "0123456789abcdef"
 
@@ -300,7 +301,7 @@ func (e *encoder) appendString(dst []byte, s string) ([]byte, error) {
 	start := 0
 	i := 0
 	for {
-		for i < len(s) && plainOut[s[i]] {
+		for i < len(s) && plain[s[i]] {
 			i++
 		}
 		if i >= len(s) {

@@ -455,14 +455,6 @@ func (p *parser) readLiteral(lit string) error {
 	return nil
 }
 
-// plainString marks the ASCII bytes that stand for themselves in a string.
-var plainString = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 // readString reads a string token starting at its opening quote and
 // returns it decoded.
 func (p *parser) readString() (string, error) {
@@ -470,7 +462,7 @@ func (p *parser) readString() (string, error) {
 	start := p.pos + 1
 	i := start
 	for {
-		for i < len(s) && plainString[s[i]] {
+		for i < len(s) && plain[s[i]] {
 			i++
 		}
 		if i >= len(s) {
@@ -502,7 +494,7 @@ func (p *parser) readEscaped(start, i int) (string, error) {
 	buf := append(p.buf[:0], s[start:i]...)
 	for {
 		j := i
-		for j < len(s) && plainString[s[j]] {
+		for j < len(s) && plain[s[j]] {
 			j++
 		}
 		buf = append(buf, s[i:j]...)

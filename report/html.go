@@ -8,9 +8,9 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/lazy"
 	"github.com/refereehq/referee/internal/termsafe"
 )
 
@@ -351,7 +351,7 @@ func writePage(w io.Writer, p page) error {
 	p.Style, p.Script = template.CSS(pageStyle), template.JS(pageScript)
 	p.CSP = "default-src 'none'; style-src '" + cspHash(pageStyle) + "'; script-src '" + cspHash(pageScript) +
 		"'; img-src 'none'; base-uri 'none'; form-action 'none'"
-	return pageTemplate().Execute(w, p)
+	return pageTemplate.Get().Execute(w, p)
 }
 
 // cspHash is the Content Security Policy source that allows one inline
@@ -362,7 +362,7 @@ func cspHash(text string) string {
 }
 
 // pageTemplate is parsed on first use: most runs write no HTML.
-var pageTemplate = sync.OnceValue(func() *template.Template {
+var pageTemplate = &lazy.Value[*template.Template]{New: func() *template.Template {
 	return template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -512,7 +512,7 @@ var pageTemplate = sync.OnceValue(func() *template.Template {
 {{- if .Stale}} <span class="stale">stale: the baseline lists it as known-failing; remove it</span>{{else if .Known}} <span class="known">known {{.Known}}</span>{{end}}
 {{- if .Reason}} <span class="reason">{{.Reason}}</span>{{end}}{{end}}
 `))
-})
+}}
 
 const pageStyle = `:root{color-scheme:light dark;--fg:#1f2328;--bg:#fff;--muted:#59636e;--line:#d1d9e0;--code:#f6f8fa;
 --pass:#1a7f37;--fail:#d1242f;--warn:#9a6700;--nc:#59636e;--error:#8250df;--mark:#ffebe9;--first:#ff8182}

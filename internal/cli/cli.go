@@ -56,14 +56,21 @@ func usageError(format string, args ...any) error {
 
 // Main runs referee with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second interrupt ends referee at once
-	}()
+	ctx := context.Background()
+	used := commandIn(args)
+	if waitsOnOthers(used) {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		done := make(chan struct{})
+		defer func() { stop(); <-done }()
+		go func() {
+			defer close(done)
+			<-ctx.Done()
+			stop() // a second interrupt ends referee at once
+		}()
+	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := newRootCmd(e, args)
+	root := newRootCmd(e, used)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -85,6 +92,18 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
+// waitsOnOthers reports whether the command named used may wait on another
+// process or the network, and so ends its run cleanly on an interrupt. The
+// commands that only read files or print let an interrupt end them at once,
+// and start no signal handling.
+func waitsOnOthers(used string) bool {
+	switch used {
+	case "", "version", "list", "explain", "corpus", "merge", "help", "completion":
+		return false
+	}
+	return true
+}
+
 // exitCode maps an error to the exit-code contract, in one place.
 func exitCode(err error) int {
 	var ee *exitError
@@ -103,21 +122,11 @@ func exitCode(err error) int {
 	return report.ExitUsage
 }
 
-// newRootCmd builds the command tree for args. The per-suite subcommands
-// of run, fuzz and serve (a few hundred flags) are built only under the
-// command args name, or all of them when it names none of those (help,
-// completion, a mistyped command): most commands never look at them.
-func newRootCmd(e *env, args []string) *cobra.Command {
-	used := commandIn(args)
-	withSuites := func(name string) bool {
-		switch used {
-		case "run", "fuzz", "serve":
-			return used == name
-		case "", "version", "list", "explain", "corpus", "merge":
-			return false
-		}
-		return true
-	}
+// newRootCmd builds the command tree for the command used names. When
+// that is one of referee's commands, only it is built, with the per-suite
+// subcommands of run, fuzz or serve (a few hundred flags); otherwise (help,
+// completion, a mistyped command) every command is.
+func newRootCmd(e *env, used string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "referee",
 		Short: "Run a protocol's conformance corpus against any implementation",
@@ -139,7 +148,41 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see %s --help)", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(e, withSuites("run")), newFuzzCmd(e, withSuites("fuzz")), newListCmd(e), newExplainCmd(e), newCorpusCmd(e), newServeCmd(e, withSuites("serve")), newMergeCmd(e), newVersionCmd(e))
+	commands := []struct {
+		name  string
+		build func(all bool) *cobra.Command
+	}{
+		{"run", func(all bool) *cobra.Command { return newRunCmd(e, all) }},
+		{"fuzz", func(all bool) *cobra.Command { return newFuzzCmd(e, all) }},
+		{"list", func(bool) *cobra.Command { return newListCmd(e) }},
+		{"explain", func(bool) *cobra.Command { return newExplainCmd(e) }},
+		{"corpus", func(bool) *cobra.Command { return newCorpusCmd(e) }},
+		{"serve", func(all bool) *cobra.Command { return newServeCmd(e, all) }},
+		{"merge", func(bool) *cobra.Command { return newMergeCmd(e) }},
+		{"version", func(bool) *cobra.Command { return newVersionCmd(e) }},
+	}
+	for _, c := range commands {
+		if c.name == used {
+			root.CompletionOptions.DisableDefaultCmd = true
+			root.AddCommand(c.build(true))
+			return root
+		}
+	}
+	for _, def := range suites.All() {
+		for _, c := range def.Commands {
+			if c.Name == used {
+				root.CompletionOptions.DisableDefaultCmd = true
+				root.AddCommand(newSuiteCmd(e, def, c))
+				return root
+			}
+		}
+	}
+	// help, completion or a mistyped command: the whole tree, without the
+	// per-suite subcommands of run, fuzz and serve only when there is no
+	// command at all.
+	for _, c := range commands {
+		root.AddCommand(c.build(used != ""))
+	}
 	for _, def := range suites.All() {
 		for _, c := range def.Commands {
 			root.AddCommand(newSuiteCmd(e, def, c))
@@ -204,7 +247,7 @@ func newVersionCmd(e *env) *cobra.Command {
 		Example: "  referee version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintf(e.stdout, "referee %s\nadapter protocol referee-adapter/1\nreport format %s\n", versionString(), report.Format)
+			fmt.Fprintf(e.stdout, "referee %s\nadapter protocol referee-adapter/1\nreport format %s\n", cmd.Root().Version, report.Format)
 			return nil
 		},
 	}

@@ -36,7 +36,7 @@ func ShapeOf(file string, shapes []string) string {
 
 // Profile is the contract's canonical JSON: RFC 8785 with lone surrogates
 // escaped as \udxxx (JSON text has no absent members to drop).
-var Profile = canon.JSONStringify
+var Profile = &canon.JSONStringify
 
 // Canonical returns the canonical bytes of v.
 func Canonical(v canon.Value) ([]byte, error) { return Profile.Append(nil, v) }

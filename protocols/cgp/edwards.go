@@ -3,7 +3,8 @@ package cgp
 import (
 	"math/big"
 	"slices"
-	"sync"
+
+	"github.com/refereehq/referee/internal/lazy"
 )
 
 // A point encoding a strict Ed25519 verifier accepts, decided from the
@@ -14,12 +15,12 @@ import (
 
 // edParams are the field's prime and the curve's d, computed when first
 // needed.
-var edParams = sync.OnceValue(func() [2]*big.Int {
+var edParams = &lazy.Value[[2]*big.Int]{New: func() [2]*big.Int {
 	p := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
 	d := new(big.Int).Sub(p, big.NewInt(121665))
 	d.Mul(d, new(big.Int).ModInverse(big.NewInt(121666), p)).Mod(d, p)
 	return [2]*big.Int{p, d}
-})
+}}
 
 // The two encodings whose x is 0 but whose sign bit is set: y = 1 (the
 // identity) and y = p - 1 (the point of order 2), each with bit 255 set.
@@ -41,7 +42,7 @@ func edY(b []byte) *big.Int {
 // onCurve reports whether some x makes (x, y) a point of edwards25519:
 // (y²-1)/(d·y²+1) is a square mod p (Euler's criterion).
 func onCurve(y *big.Int) bool {
-	p, d := edParams()[0], edParams()[1]
+	p, d := edParams.Get()[0], edParams.Get()[1]
 	y2 := new(big.Int).Mul(y, y)
 	u := new(big.Int).Sub(y2, big.NewInt(1))
 	v := new(big.Int).Add(new(big.Int).Mul(d, y2), big.NewInt(1))

@@ -26,13 +26,11 @@ func MarshalReference(v any) ([]byte, error) {
 	return appendReference(nil, reflect.ValueOf(v))
 }
 
-var rawMessageType = reflect.TypeFor[json.RawMessage]()
-
 func appendReference(b []byte, v reflect.Value) ([]byte, error) {
 	if !v.IsValid() {
 		return append(b, "null"...), nil
 	}
-	if v.Type() == rawMessageType {
+	if v.Type() == reflect.TypeFor[json.RawMessage]() {
 		if v.Len() == 0 {
 			return append(b, "null"...), nil
 		}

@@ -69,7 +69,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Profile is Crosslink's canonical JSON: UTF-16 key order, ECMAScript
 // numbers, JSON.stringify escaping with lone surrogates as \udxxx.
-var Profile = canon.JSONStringify
+var Profile = &canon.JSONStringify
 
 // Canonical returns the canonical JSON of v. A number beyond double range
 // (1e400, which the reference's JSON.parse reads as Infinity) fails, as the

@@ -15,7 +15,7 @@ import (
 var BodyFields = []string{"v", "type", "author", "ts", "prev", "payload"}
 
 // OpFields are the members of a signed operation: the body, id and sig.
-var OpFields = append(slices.Clone(BodyFields), "id", "sig")
+var OpFields = []string{"v", "type", "author", "ts", "prev", "payload", "id", "sig"}
 
 var (
 	typePattern   = lazyregexp.New(`^[a-z][a-z0-9_.-]{0,63}$`)

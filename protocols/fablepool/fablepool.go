@@ -61,7 +61,7 @@ func CodeOf(err error) string {
 
 // Canon is the profile's canonical JSON: keys by code point, integers in
 // ±(2^53−1) only, JSON.stringify's escapes, lone surrogates refused.
-var Canon = canon.CodePointInteger
+var Canon = &canon.CodePointInteger
 
 // Parse reads JSON text strictly (RFC 8259, no duplicate keys): any failure
 // is json_invalid.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,4 +200,12 @@ func FuzzVerifyOp(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestOpFields holds the signed operation's members, written out as data,
+// to the body's and id and sig.
+func TestOpFields(t *testing.T) {
+	if want := append(slices.Clone(BodyFields), "id", "sig"); !slices.Equal(OpFields, want) {
+		t.Errorf("OpFields = %q, want %q", OpFields, want)
+	}
 }

@@ -73,6 +73,7 @@ surrogate or a number's lexeme.`,
 	Corpus:   corpusDoc,
 	Embedded: "the published release npm @cognitive-delivery/contract 1.0.2, byte for byte, with its licence and provenance (suites/cdc/corpus)",
 	Load:     load,
+	Fuzz:     &fuzzSpec,
 	Commands: []check.Command{exportCommand},
 }
 

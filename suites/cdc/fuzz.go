@@ -18,9 +18,6 @@ import (
 	pc "github.com/refereehq/referee/protocols/cdc"
 )
 
-// The suite is fuzzable: `referee fuzz cdc`.
-func init() { Definition.Fuzz = &fuzzSpec }
-
 // The files a fuzzed corpus holds: upstream's vector files, in the 1.2
 // layout, and nothing else (no schemas, no fixtures: a corpus of vectors
 // only, whose checks are the canonical and narrowing behaviour checks).

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/lazy"
 	"github.com/refereehq/referee/internal/regularfile"
 	"github.com/refereehq/referee/protocols/cgp"
 	"github.com/refereehq/referee/protocols/cgp/host"
@@ -38,13 +39,15 @@ func (r *runner) handshake() outcome {
 }
 
 // baseScopes are the egress scopes SPEC defines; all but local-only leave the machine.
-var baseScopes = map[string]bool{"local-only": true, "org-tenant": true, "third-party-index": true, "third-party-model": true}
+var baseScopes = &lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"local-only": true, "org-tenant": true, "third-party-index": true, "third-party-model": true}
+}}
 
 func consentScope(ack *cgp.Envelope) outcome {
 	df := ack.Provider.DataFlow
 	var problems []string
 	for _, s := range df.EgressScopes {
-		if !baseScopes[s] {
+		if !baseScopes.Get()[s] {
 			vendor, name, ok := strings.Cut(s, ":")
 			if !ok || vendor == "" || name == "" || strings.Contains(name, ":") {
 				problems = append(problems, fmt.Sprintf("scope %q is neither a base scope nor a namespaced vendor:name", s))
@@ -276,14 +279,16 @@ func (r *runner) asOf(ctx context.Context) outcome {
 }
 
 // baseKinds are the frame kinds SPEC defines.
-var baseKinds = map[string]bool{"snippet": true, "symbol": true, "fact": true, "doc": true, "memory": true, "episode": true, "graph": true}
+var baseKinds = &lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"snippet": true, "symbol": true, "fact": true, "doc": true, "memory": true, "episode": true, "graph": true}
+}}
 
 func (r *runner) kindsFilter(ctx context.Context) outcome {
 	kinds := r.ack.Capabilities.Query.Kinds
 	if len(kinds) == 0 {
 		return skip("provider declares no query kinds")
 	}
-	if !baseKinds[kinds[0]] {
+	if !baseKinds.Get()[kinds[0]] {
 		return skip("the first declared kind %q is not a base frame kind", kinds[0])
 	}
 	q := probeQuery()

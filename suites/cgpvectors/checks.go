@@ -270,7 +270,7 @@ func validCheck(n Named) check.Check {
 			if !vd.valid {
 				o := check.Failed("checkFrame found a valid frame invalid: rules "+ruleList(vd.rules()), want, vd.String())
 				for _, r := range vd.rules() {
-					if d, ok := ruleDocs[r]; ok {
+					if d, ok := ruleDocs.Get()[r]; ok {
 						o.Notes = append(o.Notes, "the frame keeps "+d+vd.said(r))
 					}
 				}

@@ -3,7 +3,8 @@ package cgpvectors
 import (
 	"math/big"
 	"slices"
-	"sync"
+
+	"github.com/refereehq/referee/internal/lazy"
 )
 
 // A few lines of edwards25519 arithmetic over math/big, slow and only for
@@ -19,13 +20,13 @@ type edConsts struct {
 }
 
 // edField returns the constants, computed when first needed.
-var edField = sync.OnceValue(func() edConsts {
+var edField = &lazy.Value[edConsts]{New: func() edConsts {
 	p := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
 	d := new(big.Int).Sub(p, big.NewInt(121665))
 	d.Mul(d, new(big.Int).ModInverse(big.NewInt(121666), p)).Mod(d, p)
 	sqrtM1 := new(big.Int).Exp(big.NewInt(2), new(big.Int).Rsh(new(big.Int).Sub(p, big.NewInt(1)), 2), p)
 	return edConsts{p: p, d: d, sqrtM1: sqrtM1}
-})
+}}
 
 type edPoint struct{ x, y *big.Int }
 
@@ -43,7 +44,7 @@ func edY(b []byte) (*big.Int, uint) {
 // above p is reduced mod p instead of refused; ok is false when no point
 // has that y.
 func edDecode(b []byte) (edPoint, bool) {
-	f := edField()
+	f := edField.Get()
 	y, sign := edY(b)
 	y.Mod(y, f.p)
 	y2 := new(big.Int).Mul(y, y)
@@ -70,7 +71,7 @@ func edDecode(b []byte) (edPoint, bool) {
 
 // edAdd is the complete twisted Edwards addition law with a = -1.
 func edAdd(a, b edPoint) edPoint {
-	f := edField()
+	f := edField.Get()
 	mul := func(xs ...*big.Int) *big.Int {
 		r := big.NewInt(1)
 		for _, x := range xs {
@@ -102,7 +103,7 @@ func edSmallOrder(b []byte) bool {
 
 // edCanonical reports whether an encoding's y is below p.
 func edCanonical(b []byte) bool {
-	f := edField()
+	f := edField.Get()
 	y, _ := edY(b)
 	return y.Cmp(f.p) < 0
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/internal/lazy"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -43,18 +44,20 @@ type OpCase struct {
 
 // opCaseIDs maps each op an op case may call to its check's ID, around the
 // case's name.
-var opCaseIDs = map[string][2]string{
-	OpEncodeLink:            {"provenance/link/", ""},
-	OpChainHead:             {"provenance/chain/", ""},
-	OpFrameCommitment:       {"provenance/commitment/", ""},
-	OpMerkleRoot:            {"provenance/merkle-root/", ""},
-	OpResultRoot:            {"provenance/result-root/", ""},
-	OpInclusionProof:        {"provenance/inclusion-proof/", ""},
-	OpVerifyInclusion:       {"provenance/verify-inclusion/", ""},
-	OpSignCommitment:        {"provenance/sign/", ""},
-	OpRecordHash:            {"record/", "/hash"},
-	OpSignRecordAttestation: {"record-attestation/sign/", ""},
-}
+var opCaseIDs = &lazy.Value[map[string][2]string]{New: func() map[string][2]string {
+	return map[string][2]string{
+		OpEncodeLink:            {"provenance/link/", ""},
+		OpChainHead:             {"provenance/chain/", ""},
+		OpFrameCommitment:       {"provenance/commitment/", ""},
+		OpMerkleRoot:            {"provenance/merkle-root/", ""},
+		OpResultRoot:            {"provenance/result-root/", ""},
+		OpInclusionProof:        {"provenance/inclusion-proof/", ""},
+		OpVerifyInclusion:       {"provenance/verify-inclusion/", ""},
+		OpSignCommitment:        {"provenance/sign/", ""},
+		OpRecordHash:            {"record/", "/hash"},
+		OpSignRecordAttestation: {"record-attestation/sign/", ""},
+	}
+}}
 
 // isFound reports whether c is a corpus of found vectors: its manifest
 // carries a fuzz run's provenance and is no fixture profile's.
@@ -144,7 +147,7 @@ func readOpCases(c *corpus.Corpus, path string) ([]OpCase, error) {
 		if oc.Op == OpInclusionProof || oc.Op == OpVerifyInclusion {
 			want = "an object"
 		}
-		_, known := opCaseIDs[oc.Op]
+		_, known := opCaseIDs.Get()[oc.Op]
 		valid, _ := oc.Expected.Lookup("valid")
 		switch {
 		case f["name"].Kind != canon.String || oc.Name == "" || strings.ContainsAny(oc.Name, "/*"):
@@ -169,23 +172,25 @@ func readOpCases(c *corpus.Corpus, path string) ([]OpCase, error) {
 }
 
 func opCaseID(oc OpCase) string {
-	id := opCaseIDs[oc.Op]
+	id := opCaseIDs.Get()[oc.Op]
 	return "cgp-vectors/" + id[0] + oc.Name + id[1]
 }
 
 // opCaseNotes is what a failed op case says about the op's rule.
-var opCaseNotes = map[string]string{
-	OpEncodeLink:            noteEncoding,
-	OpChainHead:             noteChain,
-	OpFrameCommitment:       noteCommitment,
-	OpMerkleRoot:            noteMerkle,
-	OpResultRoot:            "the leaves are the frames' commitments ordered by FrameId: provider_id, then frame id, then content_digest (absent first), strings compared by UTF-8 bytes; " + noteMerkle,
-	OpInclusionProof:        "the path is RFC 6962's audit path, the sibling nearest the leaf first; sibling_is_left says the sibling is the left operand of SHA-256(01 ‖ l ‖ r)",
-	OpVerifyInclusion:       "the path must have the length and the sides that leaf_index and leaf_count give, and replay from SHA-256(00 ‖ leaf) to the root",
-	OpSignCommitment:        noteSign,
-	OpRecordHash:            "record_hash is sha256 of the RFC 8785 text of the record with its top-level record_hash member removed (not blanked); namespaced members are content",
-	OpSignRecordAttestation: `Ed25519 over "contextgraph/attest/1/record" followed by the 32 raw bytes of signed_record_hash`,
-}
+var opCaseNotes = &lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		OpEncodeLink:            noteEncoding,
+		OpChainHead:             noteChain,
+		OpFrameCommitment:       noteCommitment,
+		OpMerkleRoot:            noteMerkle,
+		OpResultRoot:            "the leaves are the frames' commitments ordered by FrameId: provider_id, then frame id, then content_digest (absent first), strings compared by UTF-8 bytes; " + noteMerkle,
+		OpInclusionProof:        "the path is RFC 6962's audit path, the sibling nearest the leaf first; sibling_is_left says the sibling is the left operand of SHA-256(01 ‖ l ‖ r)",
+		OpVerifyInclusion:       "the path must have the length and the sides that leaf_index and leaf_count give, and replay from SHA-256(00 ‖ leaf) to the root",
+		OpSignCommitment:        noteSign,
+		OpRecordHash:            "record_hash is sha256 of the RFC 8785 text of the record with its top-level record_hash member removed (not blanked); namespaced members are content",
+		OpSignRecordAttestation: `Ed25519 over "contextgraph/attest/1/record" followed by the 32 raw bytes of signed_record_hash`,
+	}
+}}
 
 // opCaseCheck is the check of an op case: the op's answer to its args is
 // the expected one (a string byte for byte, a proof by its RFC 8785 bytes,
@@ -243,7 +248,7 @@ func opCaseCheck(oc OpCase) check.Check {
 				o = differs(oc.Op+"'s answer", oc.Expected.Str, r.OK.Str)
 			}
 			if o.Status == check.Fail {
-				o.Notes = append(o.Notes, opCaseNotes[oc.Op])
+				o.Notes = append(o.Notes, opCaseNotes.Get()[oc.Op])
 			}
 			return o
 		},
@@ -297,11 +302,13 @@ type foundEntry struct {
 
 // rangeReasons are the unverifiable reasons a found range case may give,
 // as upstream's range-vectors.json words them.
-var rangeReasons = map[string]string{
-	cgp.RangeUnrecognised: "Not a line-range in the grammar: reserved, never a whole-resource fallback.",
-	cgp.RangeInverted:     "A line-range whose end precedes its start.",
-	cgp.RangeStartPastEnd: "The range starts past the resource's last line.",
-}
+var rangeReasons = &lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		cgp.RangeUnrecognised: "Not a line-range in the grammar: reserved, never a whole-resource fallback.",
+		cgp.RangeInverted:     "A line-range whose end precedes its start.",
+		cgp.RangeStartPastEnd: "The range starts past the resource's last line.",
+	}
+}}
 
 // foundFiles lays entries out as the files of a corpus of found vectors,
 // each holding the cases of its kind in order; a file with none is left out.
@@ -328,7 +335,7 @@ func foundFiles(entries []check.FuzzVector) (map[string][]byte, error) {
 			}
 			doc = map[string]any{
 				"$comment":             "Line-range cases found by referee fuzz, in the format of upstream's range-vectors.json: each case has a resource of its own, named as the case.",
-				"unverifiable_reasons": rangeReasons,
+				"unverifiable_reasons": rangeReasons.Get(),
 				"resources":            resources,
 				"cases":                cs,
 			}

@@ -3,17 +3,17 @@ package cgpvectors
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/lazy"
+	"github.com/refereehq/referee/internal/lazyregexp"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -148,27 +148,29 @@ func (r frameRule) timeMode() bool {
 
 // trimmers are the blank tests of common libraries, where they differ from
 // Unicode White_Space (Rust's str::trim, the rule).
-var trimmers = map[frameRule]func(rune) bool{
-	asciiTrim: func(c rune) bool { return strings.ContainsRune(" \t\n\r\f\v", c) },
-	// ECMAScript's WhiteSpace and LineTerminator: U+FEFF is one, U+0085 not.
-	jsTrim: func(c rune) bool {
-		return c != 0x85 && (unicode.Is(unicode.White_Space, c) || c == 0xFEFF)
-	},
-	// str.isspace: bidirectional types WS, B and S too, so U+001C to
-	// U+001F are whitespace.
-	pythonSpace: func(c rune) bool { return unicode.Is(unicode.White_Space, c) || 0x1C <= c && c <= 0x1F },
-	// Character.isWhitespace: no-break spaces and U+0085 are not, U+001C to
-	// U+001F are.
-	javaSpace: func(c rune) bool {
-		switch {
-		case c == 0xA0 || c == 0x2007 || c == 0x202F || c == 0x85:
-			return false
-		case 0x1C <= c && c <= 0x1F:
-			return true
-		}
-		return unicode.Is(unicode.White_Space, c)
-	},
-}
+var trimmers = &lazy.Value[map[frameRule]func(rune) bool]{New: func() map[frameRule]func(rune) bool {
+	return map[frameRule]func(rune) bool{
+		asciiTrim: func(c rune) bool { return strings.ContainsRune(" \t\n\r\f\v", c) },
+		// ECMAScript's WhiteSpace and LineTerminator: U+FEFF is one, U+0085 not.
+		jsTrim: func(c rune) bool {
+			return c != 0x85 && (unicode.Is(unicode.White_Space, c) || c == 0xFEFF)
+		},
+		// str.isspace: bidirectional types WS, B and S too, so U+001C to
+		// U+001F are whitespace.
+		pythonSpace: func(c rune) bool { return unicode.Is(unicode.White_Space, c) || 0x1C <= c && c <= 0x1F },
+		// Character.isWhitespace: no-break spaces and U+0085 are not, U+001C to
+		// U+001F are.
+		javaSpace: func(c rune) bool {
+			switch {
+			case c == 0xA0 || c == 0x2007 || c == 0x202F || c == 0x85:
+				return false
+			case 0x1C <= c && c <= 0x1F:
+				return true
+			}
+			return unicode.Is(unicode.White_Space, c)
+		},
+	}
+}}
 
 // checkFrame is the built-in adapter's checkFrame: FrameViolations, or the
 // mode's mistake.
@@ -269,8 +271,8 @@ func (h *Handler) checkFrame(v canon.Value) []cgp.Violation {
 				vs = append(vs, cgp.Violation{Rule: "G1", Field: fmt.Sprintf("relations[%d].display_name", k), Msg: "a blank display_name"})
 			}
 		}
-	case trimmers[r] != nil || r == citationAbsenceOnly || r == citationOptional:
-		if space := trimmers[r]; space != nil {
+	case trimmers.Get()[r] != nil || r == citationAbsenceOnly || r == citationOptional:
+		if space := trimmers.Get()[r]; space != nil {
 			blank = func(s string) bool { return strings.TrimFunc(s, space) == "" }
 		}
 		vs = drop(vs, "F2", cgp.RuleCitation, "G1", "G2")
@@ -361,12 +363,8 @@ func loosen(v canon.Value) canon.Value {
 
 // The timestamp grammars, compiled when first used.
 var (
-	timestampZ = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(Z)$`)
-	})
-	timestampOffset = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$`)
-	})
+	timestampZ      = lazyregexp.New(`^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(Z)$`)
+	timestampOffset = lazyregexp.New(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$`)
 )
 
 // moment orders instants as F4 has them: the minute, then the nanoseconds
@@ -385,9 +383,9 @@ func (a moment) after(b moment) bool {
 // refuses it. With frameRight it agrees with cgp.CheckTimestamp and
 // cgp.CompareTimestamps (to nine fraction digits).
 func (r frameRule) instant(s string) (moment, bool) {
-	re := timestampZ()
+	re := timestampZ
 	if r == timeOffsets {
-		re = timestampOffset()
+		re = timestampOffset
 	}
 	m := re.FindStringSubmatch(s)
 	if m == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/lazy"
 )
 
 // FrameRulesFile holds referee's frame-validity vectors: frames, each with
@@ -120,24 +121,26 @@ func ReadFrameRules(c *corpus.Corpus) ([]FrameRuleCase, error) {
 func ruleList(rules []string) string { return "[" + strings.Join(rules, ", ") + "]" }
 
 // ruleDocs says what each rule requires, for a failure's notes.
-var ruleDocs = map[string]string{
-	"F1":          "F1: score (an f32) is in [0,1], both ends included",
-	"F2":          "F2: title is not blank (empty once Unicode White_Space is trimmed)",
-	"F3":          "F3: citation_label is present and not blank",
-	"P1":          "P1: representation, absent meaning full, is full, compact or reference; a full frame has content (\"\" counts)",
-	"P2":          "P2: a compact frame has content, content_digest, canonical_content_hash, transform and content_ref",
-	"P3":          "P3: a reference frame has content_ref and canonical_content_hash, and none of content, content_digest, transform",
-	"P4":          "P4: a reference frame's token_cost is 0",
-	"F4":          "F4: valid_from, valid_to, recorded_at and content_ref.expires_at are YYYY-MM-DDTHH:MM:SS[.f]Z, a real Gregorian date, hour <= 23, minute <= 59, second <= 60",
-	"Q2":          "Q2: valid_to is strictly after valid_from, as instants (when both are present and pass F4)",
-	"D1":          "D1: content_digest and canonical_content_hash are sha256: and 64 lowercase hex; content_digest is the SHA-256 of the content's UTF-8 bytes",
-	"F5":          "F5: a provenance link of type file has a digest in D1's grammar",
-	"G1":          "G1: every relation has a display_name that is not blank",
-	"G2":          "G2: every relation's target_uri is not blank",
-	"F6":          "F6: a frame has no attestation member (null aside)",
-	RuleTokenCost: "B3: token_cost is ceil(UTF-8 bytes of content / 4), 0 without content",
-	RuleShape:     "shape: the frame decodes as a ContextFrame (an object; score a number, token_cost an integer in 0..2^32-1, strings strings)",
-}
+var ruleDocs = &lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"F1":          "F1: score (an f32) is in [0,1], both ends included",
+		"F2":          "F2: title is not blank (empty once Unicode White_Space is trimmed)",
+		"F3":          "F3: citation_label is present and not blank",
+		"P1":          "P1: representation, absent meaning full, is full, compact or reference; a full frame has content (\"\" counts)",
+		"P2":          "P2: a compact frame has content, content_digest, canonical_content_hash, transform and content_ref",
+		"P3":          "P3: a reference frame has content_ref and canonical_content_hash, and none of content, content_digest, transform",
+		"P4":          "P4: a reference frame's token_cost is 0",
+		"F4":          "F4: valid_from, valid_to, recorded_at and content_ref.expires_at are YYYY-MM-DDTHH:MM:SS[.f]Z, a real Gregorian date, hour <= 23, minute <= 59, second <= 60",
+		"Q2":          "Q2: valid_to is strictly after valid_from, as instants (when both are present and pass F4)",
+		"D1":          "D1: content_digest and canonical_content_hash are sha256: and 64 lowercase hex; content_digest is the SHA-256 of the content's UTF-8 bytes",
+		"F5":          "F5: a provenance link of type file has a digest in D1's grammar",
+		"G1":          "G1: every relation has a display_name that is not blank",
+		"G2":          "G2: every relation's target_uri is not blank",
+		"F6":          "F6: a frame has no attestation member (null aside)",
+		RuleTokenCost: "B3: token_cost is ceil(UTF-8 bytes of content / 4), 0 without content",
+		RuleShape:     "shape: the frame decodes as a ContextFrame (an object; score a number, token_cost an integer in 0..2^32-1, strings strings)",
+	}
+}}
 
 func frameRuleCheck(fc FrameRuleCase) check.Check {
 	want := `{"valid":true,"violations":[]}`
@@ -165,9 +168,9 @@ func frameRuleCheck(fc FrameRuleCase) check.Check {
 				missing, extra := slices.Contains(fc.Rules, r) && !slices.Contains(got, r), !slices.Contains(fc.Rules, r) && slices.Contains(got, r)
 				switch {
 				case missing:
-					o.Notes = append(o.Notes, "not named: "+ruleDocs[r])
+					o.Notes = append(o.Notes, "not named: "+ruleDocs.Get()[r])
 				case extra:
-					o.Notes = append(o.Notes, "named, but the frame keeps it: "+ruleDocs[r]+vd.said(r))
+					o.Notes = append(o.Notes, "named, but the frame keeps it: "+ruleDocs.Get()[r]+vd.said(r))
 				}
 			}
 			for _, r := range got {

@@ -17,9 +17,6 @@ import (
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
-// The suite is fuzzable: `referee fuzz cgp-vectors`.
-func init() { Definition.Fuzz = &fuzzSpec }
-
 // fuzzSpec fuzzes the ops whose answer is a pure function of their input:
 // the digest profile (canonicalize, digest, normalizeFrame, normalizeQuery),
 // the line ranges, the provenance attestation encodings, roots and proofs,
@@ -45,7 +42,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   3,
 			Generate: func(r *rand.Rand) []byte { return genFrame(r).Encode() },
-			Vector:   normalizeVector("frame"),
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return normalizeVector("frame")(name, input) },
 		},
 		{
 			Name:     "query",
@@ -54,7 +51,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   1,
 			Generate: func(r *rand.Rand) []byte { return genQuery(r).Encode() },
-			Vector:   normalizeVector("query"),
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return normalizeVector("query")(name, input) },
 		},
 		{
 			Name:     "range",
@@ -72,7 +69,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   2,
 			Generate: func(r *rand.Rand) []byte { return fuzz.Obj("link", genLink(r)).Encode() },
-			Vector:   opVector(OpEncodeLink),
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpEncodeLink)(name, input) },
 		},
 		{
 			Name:     "chain",
@@ -81,7 +78,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   1,
 			Generate: func(r *rand.Rand) []byte { return fuzz.Obj("links", genLinks(r, 5)).Encode() },
-			Vector:   opVector(OpChainHead),
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpChainHead)(name, input) },
 		},
 		{
 			Name:   "commitment",
@@ -92,7 +89,9 @@ var fuzzSpec = check.FuzzSpec{
 			Generate: func(r *rand.Rand) []byte {
 				return fuzz.Obj("provider_id", genID(r), "frame", genProvFrame(r, true)).Encode()
 			},
-			Vector: opVector(OpFrameCommitment),
+			Vector: func(name string, input []byte) (check.FuzzVector, bool) {
+				return opVector(OpFrameCommitment)(name, input)
+			},
 		},
 		{
 			Name:     "merkle",
@@ -110,7 +109,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   1,
 			Generate: func(r *rand.Rand) []byte { return genResultRoot(r).Encode() },
-			Vector:   opVector(OpResultRoot),
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpResultRoot)(name, input) },
 		},
 		{
 			Name:     "record",
@@ -119,7 +118,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   1,
 			Generate: func(r *rand.Rand) []byte { return fuzz.Obj("record", genRecord(r)).Encode() },
-			Vector:   opVector(OpRecordHash),
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpRecordHash)(name, input) },
 		},
 		{
 			Name:   "sign",

@@ -1,7 +1,6 @@
 package cgpvectors
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
@@ -35,7 +34,10 @@ var (
 
 // wrongKeySeed is the example-exchange key's seed (32 x 0x2a): a valid key
 // that did not sign the published attestation.
-var wrongKeySeed = bytes.Repeat([]byte{0x2a}, 32)
+var wrongKeySeed = [32]byte{
+	0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a,
+	0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a, 0x2a,
+}
 
 func mustLink(text string) VecLink {
 	v, err := canon.Parse([]byte(text), canon.ReadOptions{})
@@ -384,7 +386,7 @@ func (pv *ProvenanceVectors) verifyCases(signed cgp.Hash) ([]provCase, error) {
 		}
 		return s[:i] + c + s[i+1:]
 	}
-	wrongKey := hex.EncodeToString(ed25519.NewKeyFromSeed(wrongKeySeed).Public().(ed25519.PublicKey))
+	wrongKey := hex.EncodeToString(ed25519.NewKeyFromSeed(wrongKeySeed[:]).Public().(ed25519.PublicKey))
 	type vc struct {
 		name, doc string
 		att       cgp.ProvenanceAttestation

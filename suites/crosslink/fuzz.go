@@ -16,9 +16,6 @@ import (
 	xl "github.com/refereehq/referee/protocols/crosslink"
 )
 
-// The suite is fuzzable: `referee fuzz crosslink`.
-func init() { Definition.Fuzz = &fuzzSpec }
-
 // fuzzSpec has three targets: messages (canonicalJson, encodeFrame and the
 // decode round trip of a valid message, messages-v1.json), payloads for
 // decodeMessage (decode-v1.json when the reference accepts, invalid-v1.json

@@ -19,6 +19,7 @@ import (
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/canon/mutant"
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/lazy"
 	xl "github.com/refereehq/referee/protocols/crosslink"
 )
 
@@ -86,38 +87,40 @@ type broken struct {
 }
 
 // brokenModes maps each of modes to its behaviour.
-var brokenModes = map[string]broken{
-	"codepoint-order":          {writer: &mutant.Writer{Keys: mutant.CodePoint, Surrogates: mutant.Escape}},
-	"unsorted":                 {writer: &mutant.Writer{Keys: mutant.Unsorted, Surrogates: mutant.Escape}},
-	"go-float":                 {writer: &mutant.Writer{Numbers: mutant.GoFloat, Surrogates: mutant.Escape}},
-	"html-escape":              {writer: &mutant.Writer{Strings: mutant.HTML}},
-	"reject-surrogates":        {writer: &mutant.Writer{}},
-	"uppercase-surrogates":     {writer: &mutant.Writer{Surrogates: mutant.EscapeUpper}},
-	"little-endian":            {littleEndian: true},
-	"max-1mib":                 {maxFrame: 1 << 20},
-	"no-max":                   {maxFrame: -1},
-	"version-late":             {versionLate: true},
-	"any-type":                 {anyType: true},
-	"lenient-envelope":         {lenient: true},
-	"no-field-checks":          {noFields: true},
-	"depth-65":                 {maxDepth: 65},
-	"depth-63":                 {maxDepth: 63},
-	"reject-duplicates":        {strictDupes: true},
-	"lenient-utf8":             {lenientUTF8: true},
-	"parse-as-invalid":         {parseAsInvalid: true},
-	"drop-envelope":            {dropEnvelope: true},
-	"python-regex":             {pythonRegex: true},
-	"codepoint-length":         {appIDLength: utf8.RuneCountInString},
-	"utf8-length":              {appIDLength: func(s string) int { return len(s) }},
-	"numeric-version":          {numericVersion: true},
-	"case-insensitive-members": {foldCase: true},
-	"utf16-length-prefix":      {utf16Prefix: true},
-	"proto-dropped":            {writer: &mutant.Writer{DropProto: true, Surrogates: mutant.Escape}},
-	"overflow-null":            {overflow: func(string) string { return "null" }},
-	"overflow-infinity":        {overflow: infinityText},
-	"overflow-lexeme":          {overflow: func(lexeme string) string { return lexeme }},
-	"underflow-refused":        {refuseUnderflow: true},
-}
+var brokenModes = &lazy.Value[map[string]broken]{New: func() map[string]broken {
+	return map[string]broken{
+		"codepoint-order":          {writer: &mutant.Writer{Keys: mutant.CodePoint, Surrogates: mutant.Escape}},
+		"unsorted":                 {writer: &mutant.Writer{Keys: mutant.Unsorted, Surrogates: mutant.Escape}},
+		"go-float":                 {writer: &mutant.Writer{Numbers: mutant.GoFloat, Surrogates: mutant.Escape}},
+		"html-escape":              {writer: &mutant.Writer{Strings: mutant.HTML}},
+		"reject-surrogates":        {writer: &mutant.Writer{}},
+		"uppercase-surrogates":     {writer: &mutant.Writer{Surrogates: mutant.EscapeUpper}},
+		"little-endian":            {littleEndian: true},
+		"max-1mib":                 {maxFrame: 1 << 20},
+		"no-max":                   {maxFrame: -1},
+		"version-late":             {versionLate: true},
+		"any-type":                 {anyType: true},
+		"lenient-envelope":         {lenient: true},
+		"no-field-checks":          {noFields: true},
+		"depth-65":                 {maxDepth: 65},
+		"depth-63":                 {maxDepth: 63},
+		"reject-duplicates":        {strictDupes: true},
+		"lenient-utf8":             {lenientUTF8: true},
+		"parse-as-invalid":         {parseAsInvalid: true},
+		"drop-envelope":            {dropEnvelope: true},
+		"python-regex":             {pythonRegex: true},
+		"codepoint-length":         {appIDLength: utf8.RuneCountInString},
+		"utf8-length":              {appIDLength: func(s string) int { return len(s) }},
+		"numeric-version":          {numericVersion: true},
+		"case-insensitive-members": {foldCase: true},
+		"utf16-length-prefix":      {utf16Prefix: true},
+		"proto-dropped":            {writer: &mutant.Writer{DropProto: true, Surrogates: mutant.Escape}},
+		"overflow-null":            {overflow: func(string) string { return "null" }},
+		"overflow-infinity":        {overflow: infinityText},
+		"overflow-lexeme":          {overflow: func(lexeme string) string { return lexeme }},
+		"underflow-refused":        {refuseUnderflow: true},
+	}
+}}
 
 // infinityText is String(x) of the infinity a lexeme beyond double range
 // reads as.
@@ -143,7 +146,7 @@ func Reference(mode string) (*Handler, error) {
 	if _, err := check.FindMode(Name, modes, func(m *check.Mode) string { return m.Name }, mode); err != nil {
 		return nil, err
 	}
-	b, ok := brokenModes[mode]
+	b, ok := brokenModes.Get()[mode]
 	if !ok {
 		return nil, fmt.Errorf("%s: broken mode %q has no behaviour (a bug in referee)", Name, mode)
 	}

@@ -15,11 +15,9 @@ import (
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/internal/lazy"
 	fp "github.com/refereehq/referee/protocols/fablepool"
 )
-
-// The suite is fuzzable: `referee fuzz fablepool`.
-func init() { Definition.Fuzz = &fuzzSpec }
 
 // fuzzSpec has one target per vector file: canonicalize (canonicalization
 // vectors of JSON text), signing (seeds and messages, with tampered
@@ -214,7 +212,10 @@ func fuzzSigning(r *rand.Rand) []byte {
 }
 
 // groupOrder is L, the order of Ed25519's base point.
-var groupOrder, _ = new(big.Int).SetString("7237005577332262213973186563042994811857637166389185549843658154823", 10)
+var groupOrder = &lazy.Value[*big.Int]{New: func() *big.Int {
+	l, _ := new(big.Int).SetString("7237005577332262213973186563042994811857637166389185549843658154823", 10)
+	return l
+}}
 
 // tamper makes the tampered signature how says.
 func tamper(sig []byte, how string) ([]byte, bool) {
@@ -228,7 +229,7 @@ func tamper(sig []byte, how string) ([]byte, bool) {
 		// written non-canonically: strict verification refuses it.
 		le := slices.Clone(out[32:])
 		slices.Reverse(le)
-		s := new(big.Int).Add(new(big.Int).SetBytes(le), groupOrder)
+		s := new(big.Int).Add(new(big.Int).SetBytes(le), groupOrder.Get())
 		if s.BitLen() > 256 {
 			return nil, false
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/canon/mutant"
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/lazy"
 )
 
 // modes names and documents the built-in adapter's broken modes, each one a
@@ -76,40 +77,42 @@ type broken struct {
 }
 
 // brokenModes maps each of modes to its behaviour.
-var brokenModes = map[string]broken{
-	"codepoint-order":       {writer: mutant.Writer{Keys: mutant.CodePoint}},
-	"unsorted":              {writer: mutant.Writer{Keys: mutant.Unsorted}},
-	"shallow-sort":          {writer: mutant.Writer{Keys: mutant.Shallow}},
-	"go-float":              {writer: mutant.Writer{Numbers: mutant.GoFloat}},
-	"no-exponent":           {writer: mutant.Writer{Numbers: mutant.Plain}},
-	"lexeme-numbers":        {writer: mutant.Writer{Numbers: mutant.Lexeme}},
-	"html-escape":           {writer: mutant.Writer{Strings: mutant.HTML}},
-	"ascii-only":            {writer: mutant.Writer{Strings: mutant.ASCII}},
-	"uppercase-hex":         {writer: mutant.Writer{Strings: mutant.UpperHex}},
-	"long-escapes":          {writer: mutant.Writer{Strings: mutant.Long}},
-	"escape-slash":          {writer: mutant.Writer{Strings: mutant.Slash}},
-	"accept-duplicates":     {duplicates: true},
-	"escape-surrogates":     {writer: mutant.Writer{Surrogates: mutant.Escape}},
-	"overflow-null":         {writer: mutant.Writer{OverflowNull: true}},
-	"depth-32":              {maxDepth: 32},
-	"compact-only":          {compact: true},
-	"relaxed-grammar":       {relaxed: true},
-	"complete-truncated":    {complete: true},
-	"minify-first":          {minify: true},
-	"first-value-only":      {firstValue: true},
-	"first-letter-literals": {fix: firstLetterLiterals},
-	"parsefloat-numbers":    {fix: parseFloatNumbers},
-	"holes-as-null":         {fix: holesAsNull},
-	"any-closer":            {fix: anyCloser},
-	"parseint-escapes":      {fix: parseIntEscapes},
-	"replace-invalid-utf8":  {replaceUTF8: true},
-	"detect-encoding":       {detect: true},
-	"plain-object-keys":     {plainObject: true},
-	"unchecked-pairs":       {pairs: true},
-	"nan-as-null":           {nanNull: true},
-	"scalar-whitespace":     {scalarWS: true},
-	"chunked-decoding":      {chunked: true},
-}
+var brokenModes = &lazy.Value[map[string]broken]{New: func() map[string]broken {
+	return map[string]broken{
+		"codepoint-order":       {writer: mutant.Writer{Keys: mutant.CodePoint}},
+		"unsorted":              {writer: mutant.Writer{Keys: mutant.Unsorted}},
+		"shallow-sort":          {writer: mutant.Writer{Keys: mutant.Shallow}},
+		"go-float":              {writer: mutant.Writer{Numbers: mutant.GoFloat}},
+		"no-exponent":           {writer: mutant.Writer{Numbers: mutant.Plain}},
+		"lexeme-numbers":        {writer: mutant.Writer{Numbers: mutant.Lexeme}},
+		"html-escape":           {writer: mutant.Writer{Strings: mutant.HTML}},
+		"ascii-only":            {writer: mutant.Writer{Strings: mutant.ASCII}},
+		"uppercase-hex":         {writer: mutant.Writer{Strings: mutant.UpperHex}},
+		"long-escapes":          {writer: mutant.Writer{Strings: mutant.Long}},
+		"escape-slash":          {writer: mutant.Writer{Strings: mutant.Slash}},
+		"accept-duplicates":     {duplicates: true},
+		"escape-surrogates":     {writer: mutant.Writer{Surrogates: mutant.Escape}},
+		"overflow-null":         {writer: mutant.Writer{OverflowNull: true}},
+		"depth-32":              {maxDepth: 32},
+		"compact-only":          {compact: true},
+		"relaxed-grammar":       {relaxed: true},
+		"complete-truncated":    {complete: true},
+		"minify-first":          {minify: true},
+		"first-value-only":      {firstValue: true},
+		"first-letter-literals": {fix: firstLetterLiterals},
+		"parsefloat-numbers":    {fix: parseFloatNumbers},
+		"holes-as-null":         {fix: holesAsNull},
+		"any-closer":            {fix: anyCloser},
+		"parseint-escapes":      {fix: parseIntEscapes},
+		"replace-invalid-utf8":  {replaceUTF8: true},
+		"detect-encoding":       {detect: true},
+		"plain-object-keys":     {plainObject: true},
+		"unchecked-pairs":       {pairs: true},
+		"nan-as-null":           {nanNull: true},
+		"scalar-whitespace":     {scalarWS: true},
+		"chunked-decoding":      {chunked: true},
+	}
+}}
 
 func (m *broken) canonicalize(text []byte) ([]byte, error) {
 	if m.chunked {

@@ -13,9 +13,6 @@ import (
 	"github.com/refereehq/referee/fuzz"
 )
 
-// The suite is fuzzable: `referee fuzz jcs`.
-func init() { Definition.Fuzz = &fuzzSpec }
-
 // fuzzSpec generates input for canonicalJson (or canonicalJsonBytes, when
 // it is not UTF-8). Each input becomes a vectors.json entry with the built-in
 // reference's canonical text, or a rejection with the canonical text of

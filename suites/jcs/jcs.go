@@ -674,7 +674,7 @@ func Reference(mode string) (*Handler, error) {
 	if _, err := check.FindMode(Name, modes, func(m *check.Mode) string { return m.Name }, mode); err != nil {
 		return nil, err
 	}
-	b, ok := brokenModes[mode]
+	b, ok := brokenModes.Get()[mode]
 	if !ok {
 		return nil, fmt.Errorf("%s: broken mode %q has no behaviour (a bug in referee)", Name, mode)
 	}

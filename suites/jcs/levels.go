@@ -45,9 +45,6 @@ func Depth(v canon.Value) int {
 	return deepest
 }
 
-// twoPow53 is 2^53: numbers of this magnitude or more may be refused.
-var twoPow53 = new(big.Float).SetInt64(1 << 53)
-
 // BigMagnitude reports whether a JSON number lexeme's magnitude is 2^53 or
 // more, decided exactly from its decimal digits (not from the double it
 // rounds to: 9007199254740991.5 is below 2^53).
@@ -61,7 +58,9 @@ func BigMagnitude(lexeme string) bool {
 		mantissa, exp, _ := strings.Cut(strings.ToLower(lexeme), "e")
 		return !strings.HasPrefix(exp, "-") && strings.Trim(mantissa, "-0.") != ""
 	}
-	return f.Cmp(twoPow53) >= 0
+	// f is mant × 2^exp with 0.5 ≤ mant < 1 (exp 0 for zero): at or above
+	// 2^53 (0.5 × 2^54) exactly when exp is 54 or more.
+	return f.MantExp(nil) >= 54
 }
 
 // IsNoncharacter reports whether r is a Unicode noncharacter: U+FDD0 to

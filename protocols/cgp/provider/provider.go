@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/lazy"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -108,13 +109,15 @@ var Modes = []Mode{
 
 // stdioOnly are the modes whose check runs only on a fresh stdio
 // connection: over HTTP they would change no verdict.
-var stdioOnly = map[string]bool{
-	modeCrashOnGarbage: true, modeMislabelMalformed: true, modeDropCorrelationID: true,
-	modeAcceptBadEmbedding: true, modeBanner: true, modeHangOnShutdown: true, modeOtherID: true,
-}
+var stdioOnly = &lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		modeCrashOnGarbage: true, modeMislabelMalformed: true, modeDropCorrelationID: true,
+		modeAcceptBadEmbedding: true, modeBanner: true, modeHangOnShutdown: true, modeOtherID: true,
+	}
+}}
 
 // StdioOnly reports whether a mode breaks a rule only the stdio checks test.
-func StdioOnly(mode string) bool { return stdioOnly[mode] }
+func StdioOnly(mode string) bool { return stdioOnly.Get()[mode] }
 
 // Provider serves one docs folder; it is safe for concurrent use.
 type Provider struct {
