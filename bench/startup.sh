@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # startup.sh: how long `referee version` takes against a Go hello world.
 #
-# It builds both static (CGO_ENABLED=0): referee from this checkout and a
-# hello world printing one line, each in a scratch folder. Then, ROUNDS
-# times, it runs each one EXECS times in a row and takes the wall time per
-# run; it prints every round, the medians and their ratio, the package
-# initialisations that take longest (GODEBUG=inittrace=1) and last the line
+# It builds three static binaries (CGO_ENABLED=0), each in a scratch
+# folder: referee from this checkout, a hello world printing one line, and
+# the floor: a program that links every standard and third-party package
+# referee links (net/http, crypto/tls, html/template, cobra...) and prints
+# one line, running none of referee's code, so that what is left above it
+# is referee's own. Then, ROUNDS times, it runs each one EXECS times in a
+# row and takes the wall time per run; it prints every round, the package
+# initialisations that take longest (GODEBUG=inittrace=1), the floor's
+# ratio to the hello world, and last the line
 #
 #   startup/hello ratio=R referee=T1ms hello=T2ms
 #
@@ -59,7 +63,29 @@ EOF
 printf 'module hello\n\ngo 1.21\n' >"$scratch/hello/go.mod"
 (cd "$scratch/hello" && GOFLAGS=-mod=mod go build -o "$scratch/hello-world" .) || die "building the hello world failed"
 
+# The floor imports, for their initialisation alone, the packages referee
+# links that are not its own (nor internal to another module), with
+# referee's go.mod and go.sum for the versions.
+mkdir -p "$scratch/floor"
+{
+  echo 'package main'
+  echo
+  echo 'import ('
+  echo '	"os"'
+  (cd "$root" && go list -deps ./cmd/referee) |
+    grep -v -e '^github.com/refereehq/' -e 'internal' -e '^vendor/' -e '^runtime' \
+      -e '^unsafe$' -e '^os$' -e '^embed$' -e '^weak$' -e '^iter$' -e '^unique$' -e '^maps$' |
+    sed 's/.*/	_ "&"/'
+  echo ')'
+  echo
+  echo 'func main() { os.Stdout.WriteString("floor\n") }'
+} >"$scratch/floor/main.go"
+sed 's/^module .*/module floor/' "$root/go.mod" >"$scratch/floor/go.mod"
+cp "$root/go.sum" "$scratch/floor/go.sum"
+(cd "$scratch/floor" && GOFLAGS=-mod=mod go build -o "$scratch/floor-bin" .) || die "building the floor failed"
+
 "$scratch/referee" version >/dev/null || die "referee version failed"
+"$scratch/floor-bin" >/dev/null || die "the floor failed"
 "$scratch/hello-world" >/dev/null || die "the hello world failed"
 
 # per_run CMD...: the wall time of one run of CMD, in microseconds, over
@@ -75,16 +101,17 @@ per_run() {
 }
 
 echo "start-up benchmark: $ROUNDS rounds of $EXECS runs each; $(nproc) cores, $(go version | cut -d' ' -f3), static binaries"
-refs=() hellos=()
+refs=() hellos=() floors=()
 for round in $(seq "$ROUNDS"); do
   r=$(per_run "$scratch/referee" version)
   h=$(per_run "$scratch/hello-world")
-  refs+=("$r") hellos+=("$h")
-  echo "  round $round: referee version ${r}us, hello world ${h}us"
+  f=$(per_run "$scratch/floor-bin")
+  refs+=("$r") hellos+=("$h") floors+=("$f")
+  echo "  round $round: referee version ${r}us, hello world ${h}us, floor ${f}us"
 done
 
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-ref=$(median "${refs[@]}") hello=$(median "${hellos[@]}")
+ref=$(median "${refs[@]}") hello=$(median "${hellos[@]}") floor=$(median "${floors[@]}")
 
 echo
 echo "slowest package initialisations of referee version (GODEBUG=inittrace=1, one run):"
@@ -92,5 +119,7 @@ GODEBUG=inittrace=1 "$scratch/referee" version 2>"$scratch/inittrace" >/dev/null
 awk '/^init / { printf "  %-60s %s ms\n", $2, $5 }' "$scratch/inittrace" | sort -k2 -rn | head -8
 awk '/^init / { total += $5 } END { printf "  %-60s %.2f ms\n", "all packages", total }' "$scratch/inittrace"
 echo
+awk -v f="$floor" -v h="$hello" -v r="$ref" \
+  'BEGIN { printf "startup/floor ratio=%.2f floor=%.2fms (referee above it: %.2fms)\n", f / h, f / 1000, (r - f) / 1000 }'
 awk -v r="$ref" -v h="$hello" \
   'BEGIN { printf "startup/hello ratio=%.2f referee=%.2fms hello=%.2fms\n", r / h, r / 1000, h / 1000 }'
