@@ -104,7 +104,7 @@ func TestMachineFormatsKeepBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := doc.Suites[0].Cases[0].Failure
-	// XML 1.0 has no ESC: encoding/xml writes U+FFFD in its place; the line
+	// XML 1.0 has no ESC: the writer (as encoding/xml) puts U+FFFD in its place; the line
 	// breaks and the bidi override are kept.
 	if f == nil || !strings.Contains(f.Message, "x\nPASS  jcs/fake/check\r\uFFFD[2KCONFORMANT\u202e") || !strings.Contains(f.Text, "frame id x\nPASS") {
 		t.Errorf("JUnit changed the implementation's text: %+v", f)

@@ -1,14 +1,20 @@
 package report
 
 import (
-	"encoding/xml"
+	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
+// The JUnit document. The xml tags say what each member is in the XML
+// WriteJUnit writes (by hand, in xmlWriter: encoding/xml's reflection and
+// package initialisation are more than one fixed shape needs); the tests
+// read the output back into these types with encoding/xml and hold the
+// writer to its Encoder, byte for byte.
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
@@ -132,16 +138,155 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		Name: r.Tool.Name, Tests: s.Tests, Failures: s.Failures, Errors: s.Errors,
 		Time: s.Time, Suites: []junitSuite{s},
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
+	x := &xmlWriter{w: bufio.NewWriter(w)}
+	x.raw(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	doc.write(x)
+	x.raw("\n")
+	return x.w.Flush()
+}
+
+func (d *junitSuites) write(x *xmlWriter) {
+	x.open("testsuites", "name", d.Name, "tests", strconv.Itoa(d.Tests), "failures", strconv.Itoa(d.Failures),
+		"errors", strconv.Itoa(d.Errors), "time", d.Time)
+	for i := range d.Suites {
+		d.Suites[i].write(x)
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
+	x.close("testsuites")
+}
+
+func (s *junitSuite) write(x *xmlWriter) {
+	x.open("testsuite", "name", s.Name, "tests", strconv.Itoa(s.Tests), "failures", strconv.Itoa(s.Failures),
+		"errors", strconv.Itoa(s.Errors), "skipped", strconv.Itoa(s.Skipped), "time", s.Time, "timestamp", s.Timestamp)
+	x.open("properties")
+	for _, p := range s.Properties {
+		x.open("property", "name", p.Name, "value", p.Value)
+		x.close("property")
 	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	x.close("properties")
+	for i := range s.Cases {
+		s.Cases[i].write(x)
+	}
+	x.close("testsuite")
+}
+
+func (c *junitCase) write(x *xmlWriter) {
+	x.open("testcase", "name", c.Name, "classname", c.Classname, "time", c.Time)
+	for _, p := range []struct {
+		name string
+		p    *junitProblem
+	}{{"failure", c.Failure}, {"error", c.Error}, {"skipped", c.Skipped}} {
+		if p.p == nil {
+			continue
+		}
+		if p.p.Type == "" {
+			x.open(p.name, "message", p.p.Message)
+		} else {
+			x.open(p.name, "message", p.p.Message, "type", p.p.Type)
+		}
+		x.text(p.p.Text)
+		x.close(p.name)
+	}
+	for _, t := range []struct{ name, text string }{{"system-out", c.SystemOut}, {"system-err", c.SystemErr}} {
+		if t.text != "" {
+			x.open(t.name)
+			x.text(t.text)
+			x.close(t.name)
+		}
+	}
+	x.close("testcase")
+}
+
+// xmlWriter writes elements indented by two spaces a level, as
+// encoding/xml's Encoder with Indent("", "  ") does: each element on a
+// line of its own, text right after its start tag and the end tag right
+// after the text (or after the start tag when the element is empty).
+type xmlWriter struct {
+	w     *bufio.Writer
+	depth int
+	// leaf: the last thing written is a start tag or text, so the end tag
+	// that follows goes on the same line.
+	leaf    bool
+	started bool // an element has been written
+}
+
+func (x *xmlWriter) raw(s string) { x.w.WriteString(s) }
+
+func (x *xmlWriter) newline() {
+	if x.started {
+		x.raw("\n")
+	}
+	x.raw(strings.Repeat("  ", x.depth))
+}
+
+// open writes a start tag with attrs, pairs of name and value.
+func (x *xmlWriter) open(name string, attrs ...string) {
+	x.newline()
+	x.started = true
+	x.raw("<" + name)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		x.raw(" " + attrs[i] + `="`)
+		x.escape(attrs[i+1])
+		x.raw(`"`)
+	}
+	x.raw(">")
+	x.depth++
+	x.leaf = true
+}
+
+func (x *xmlWriter) text(s string) { x.escape(s) }
+
+func (x *xmlWriter) close(name string) {
+	x.depth--
+	if !x.leaf {
+		x.newline()
+	}
+	x.raw("</" + name + ">")
+	x.leaf = false
+}
+
+// escape writes s as XML text or an attribute value: the five markup
+// characters and tab, line feed and carriage return as references, and
+// each byte or code point XML 1.0 cannot hold (most control characters,
+// U+FFFE, U+FFFF, bytes that are not UTF-8) as U+FFFD.
+func (x *xmlWriter) escape(s string) {
+	last := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		var esc string
+		switch {
+		case r == '"':
+			esc = "&#34;"
+		case r == '\'':
+			esc = "&#39;"
+		case r == '&':
+			esc = "&amp;"
+		case r == '<':
+			esc = "&lt;"
+		case r == '>':
+			esc = "&gt;"
+		case r == '\t':
+			esc = "&#x9;"
+		case r == '\n':
+			esc = "&#xA;"
+		case r == '\r':
+			esc = "&#xD;"
+		case !xmlChar(r) || r == utf8.RuneError && size == 1:
+			esc = "\uFFFD"
+		}
+		if esc != "" {
+			x.raw(s[last:i])
+			x.raw(esc)
+			last = i + size
+		}
+		i += size
+	}
+	x.raw(s[last:])
+}
+
+// xmlChar reports whether XML 1.0's Char production holds r.
+func xmlChar(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D || r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
 }
 
 // classname is the ID without its last segment, dotted, as JUnit viewers group by it.
