@@ -227,6 +227,10 @@ func supplementCases() []SupplementCase {
 		`agent-lease-manifest schema (set 1.0): a read path has the pattern `+patPath10+`; in ECMA-262 . matches no line terminator and $ without the m flag only the end of the input, so a path with a final line feed does not match (Python's re matches it). `+spec91, decl,
 		Requirements{Schemas: []SchemaRule{rule("agent-lease-manifest", manifestPath+"read_paths/items/pattern", patPath10)}},
 		appendTo("/allow/read_paths/0", "\n")))
+	add(refused("patterns/read-path-line-separator", "an allowed read path with a line separator (U+2028) inside is refused",
+		`agent-lease-manifest schema (set 1.0): a read path has the pattern `+patPath10+`; in ECMA-262 . matches no line terminator, and U+2028 LINE SEPARATOR is one (ECMA-262 §12.3), so .* cannot reach the end of a path that holds it (Python's re and Go's RE2 let . match it). `+spec91, decl,
+		Requirements{Schemas: []SchemaRule{rule("agent-lease-manifest", manifestPath+"read_paths/items/pattern", patPath10)}},
+		appendTo("/allow/read_paths/0", "\u2028x")))
 
 	// Digits that are not ASCII, which Python's \d takes.
 	add(refused("digits/issued-at-arabic-indic", "an issued_at with Arabic-Indic digits is refused",

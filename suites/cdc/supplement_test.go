@@ -17,7 +17,7 @@ import (
 // whose fixtures, schema texts, SPEC sentences and vectors that corpus has.
 var appliesTo = map[string][]string{
 	"1.0.2": {
-		"patterns/declared-hash-trailing-newline", "patterns/git-sha-trailing-newline", "patterns/read-path-trailing-newline",
+		"patterns/declared-hash-trailing-newline", "patterns/git-sha-trailing-newline", "patterns/read-path-trailing-newline", "patterns/read-path-line-separator",
 		"digits/issued-at-arabic-indic", "digits/timestamp-fullwidth",
 		"space/github-repo-no-break-space", "space/github-repo-vertical-tab", "space/github-repo-byte-order-mark", "space/github-repo-information-separator",
 		"integers/budget-written-with-fraction",
