@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dlclark/regexp2"
-
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/ecmaregexp"
 )
 
 // Compiler holds schema documents and compiles schemas from them. It is not
@@ -19,7 +18,7 @@ type Compiler struct {
 	resources map[string]location  // by absolute URL without fragment: documents and embedded $id
 	anchors   map[string]location  // by absolute URL with a plain-name fragment
 	nodes     map[location]*Schema
-	regexps   map[string]*regexp2.Regexp
+	regexps   map[string]*ecmaregexp.Regexp
 	pending   []*Schema
 }
 
@@ -45,7 +44,7 @@ func NewCompiler() *Compiler {
 		resources: map[string]location{},
 		anchors:   map[string]location{},
 		nodes:     map[location]*Schema{},
-		regexps:   map[string]*regexp2.Regexp{},
+		regexps:   map[string]*ecmaregexp.Regexp{},
 	}
 }
 
@@ -490,47 +489,17 @@ func (c *Compiler) addMetaschema() error {
 	return c.add("draft-07 metaschema", v, metaschemaURL)
 }
 
-func (c *Compiler) regexp(expr string) (*regexp2.Regexp, error) {
+// regexp compiles an ECMA-262 pattern, once per Compiler.
+func (c *Compiler) regexp(expr string) (*ecmaregexp.Regexp, error) {
 	if re, ok := c.regexps[expr]; ok {
 		return re, nil
 	}
-	re, err := regexp2.Compile(ecmaDot(expr), regexp2.ECMAScript)
+	re, err := ecmaregexp.Compile(expr)
 	if err != nil {
 		return nil, err
 	}
 	c.regexps[expr] = re
 	return re, nil
-}
-
-// ecmaDot returns expr with each "." that stands for any character spelt
-// out as ECMA-262 reads it: any character but a line terminator (LF, CR,
-// U+2028, U+2029). regexp2 leaves U+2028 and U+2029 to ".", even in its
-// ECMAScript mode. An escaped "." and one inside a class are literal dots
-// and stay as they are.
-func ecmaDot(expr string) string {
-	if !strings.Contains(expr, ".") {
-		return expr
-	}
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(expr); i++ {
-		switch ch := expr[i]; {
-		case ch == '\\' && i+1 < len(expr):
-			b.WriteString(expr[i : i+2])
-			i++
-		case ch == '[' && !inClass:
-			inClass = true
-			b.WriteByte(ch)
-		case ch == ']' && inClass:
-			inClass = false
-			b.WriteByte(ch)
-		case ch == '.' && !inClass:
-			b.WriteString(`[^\n\r\u2028\u2029]`)
-		default:
-			b.WriteByte(ch)
-		}
-	}
-	return b.String()
 }
 
 // cycles refuses a schema in which a $ref chain, through keywords that

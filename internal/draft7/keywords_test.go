@@ -189,8 +189,9 @@ func TestSchemaErrors(t *testing.T) {
 		{"maxItems fractional", `{"maxItems": 1.5}`, "/maxItems", "non-negative integer"},
 		{"multipleOf zero", `{"multipleOf": 0}`, "/multipleOf", "greater than 0"},
 		{"maximum string", `{"maximum": "1"}`, "/maximum", "must be a number"},
-		{"pattern", `{"items": {"pattern": "("}}`, "/items/pattern", "ECMA-262"},
-		{"patternProperties name", `{"patternProperties": {"[": true}}`, "/patternProperties/[", "ECMA-262"},
+		{"pattern", `{"items": {"pattern": "("}}`, "/items/pattern", `not an ECMA-262 regular expression: pattern "(": missing ) at offset 1`},
+		{"pattern .NET form", `{"pattern": "(?i)a"}`, "/pattern", `pattern "(?i)a": (?i is not an ECMA-262 group at offset 0`},
+		{"patternProperties name", `{"patternProperties": {"[": true}}`, "/patternProperties/[", `not an ECMA-262 regular expression: pattern "[": missing ] at offset 1`},
 		{"required not strings", `{"required": [1]}`, "/required", "strings"},
 		{"required repeats", `{"required": ["a", "a"]}`, "/required", "repeats"},
 		{"enum empty", `{"enum": []}`, "/enum", "must not be empty"},
@@ -376,7 +377,7 @@ func TestFormats(t *testing.T) {
 func TestOrder(t *testing.T) {
 	s := compile(t, `{"properties": {"b": {"allOf": [{"$ref": "#/definitions/n"}]}, "a": {"type": "null"}}, "definitions": {"n": {"type": "null"}}}`)
 	got := s.Validate(parse(t, `{"b": 1, "a": 2}`))
-	want := []Error{{"/b", "allOf"}, {"/b", "$ref"}, {"/b", "type"}, {"/a", "type"}}
+	want := []Error{{"/b", "allOf", ""}, {"/b", "$ref", ""}, {"/b", "type", ""}, {"/a", "type", ""}}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}

@@ -5,7 +5,10 @@
 // expression, a $ref that resolves nowhere) with a *SchemaError naming the
 // document and the JSON pointer of the keyword. A $ref may name any
 // document the Compiler holds, and the draft-07 metaschema; nothing is
-// fetched. Patterns are ECMA-262 regular expressions (github.com/dlclark/regexp2).
+// fetched. Patterns are ECMA-262 regular expressions, read and matched by
+// internal/ecmaregexp (see its documentation for the reading): over code
+// points, unanchored, within a step budget. A match that spends the budget
+// fails its keyword with an Error whose Message names the pattern.
 //
 // Schema.Validate checks a canon.Value and reports every error in Ajv's
 // terms: the instance path (a JSON pointer) and the keyword. Numbers are
@@ -34,13 +37,14 @@ package draft7
 import (
 	"fmt"
 
-	"github.com/dlclark/regexp2"
+	"github.com/refereehq/referee/internal/ecmaregexp"
 )
 
 // Error is one place a value broke a schema.
 type Error struct {
 	InstancePath string // JSON pointer to the value; "" for the whole value
 	Keyword      string // the keyword that failed, or "false schema"
+	Message      string // why, when the keyword could not be decided (a pattern's match budget spent); else ""
 }
 
 // SchemaError is a schema that cannot be compiled.
@@ -85,7 +89,7 @@ type Schema struct {
 	contains           *Schema
 
 	minLen, maxLen int
-	pattern        *regexp2.Regexp
+	pattern        *ecmaregexp.Regexp
 
 	minimum, maximum, exclMin, exclMax, multipleOf *decimal
 
@@ -101,7 +105,7 @@ type dependency struct {
 }
 
 type patternProp struct {
-	re     *regexp2.Regexp
+	re     *ecmaregexp.Regexp
 	schema *Schema
 }
 

@@ -1,14 +1,14 @@
 package draft7
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/dlclark/regexp2"
-
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/ecmaregexp"
 )
 
 // Validate checks v against s and returns every error, in the order the
@@ -17,13 +17,21 @@ import (
 func (s *Schema) Validate(v canon.Value) []Error {
 	var vd validation
 	vd.apply(s, &v, false)
+	// A keyword no pattern could decide leaves the verdict unknown wherever
+	// it was (under not, anyOf or if too): it is always reported.
+	for _, e := range vd.undecided {
+		if !slices.Contains(vd.errs, e) {
+			vd.errs = append(vd.errs, e)
+		}
+	}
 	return vd.errs
 }
 
 // validation is one run of Validate.
 type validation struct {
-	errs []Error
-	path []string // instance path tokens, unescaped
+	errs      []Error
+	undecided []Error  // keywords failed because a match spent its budget, quiet or not
+	path      []string // instance path tokens, unescaped
 }
 
 // apply reports whether v is valid against s. Unless quiet, it records the
@@ -78,14 +86,26 @@ func (vd *validation) apply(s *Schema, v *canon.Value, quiet bool) bool {
 // fail records an error at the current instance path.
 func (vd *validation) fail(quiet bool, keyword string) {
 	if !quiet {
-		vd.errs = append(vd.errs, Error{vd.pointer(), keyword})
+		vd.errs = append(vd.errs, Error{vd.pointer(), keyword, ""})
+	}
+}
+
+// undecidedBy fails keyword because a match gave up (err), and notes it
+// for Validate to report even where it was evaluated quietly.
+func (vd *validation) undecidedBy(quiet bool, keyword string, err error) {
+	e := Error{vd.pointer(), keyword, err.Error()}
+	if !slices.Contains(vd.undecided, e) {
+		vd.undecided = append(vd.undecided, e)
+	}
+	if !quiet {
+		vd.errs = append(vd.errs, e)
 	}
 }
 
 // failAt records an error before the errors recorded since mark: those it holds.
 func (vd *validation) failAt(quiet bool, mark int, keyword string) {
 	if !quiet {
-		vd.errs = slices.Insert(vd.errs, mark, Error{vd.pointer(), keyword})
+		vd.errs = slices.Insert(vd.errs, mark, Error{vd.pointer(), keyword, ""})
 	}
 }
 
@@ -175,7 +195,17 @@ func (vd *validation) object(s *Schema, v *canon.Value, quiet bool) bool {
 			}
 		}
 		for _, pp := range s.patternProps {
-			if !matches(pp.re, m.Key) {
+			match, err := pp.re.MatchString(m.Key)
+			if err != nil {
+				// Undecided: the name counts as seen, and the keyword fails.
+				seen = true
+				vd.undecidedBy(quiet, "patternProperties", fmt.Errorf("property %q: %w", m.Key, err))
+				if ok = false; quiet {
+					return false
+				}
+				continue
+			}
+			if !match {
 				continue
 			}
 			seen = true
@@ -338,9 +368,14 @@ func (vd *validation) str(s *Schema, str string, quiet bool) bool {
 			ok = false
 		}
 	}
-	if s.pattern != nil && !matches(s.pattern, str) {
-		vd.fail(quiet, "pattern")
-		ok = false
+	if s.pattern != nil {
+		if match, err := s.pattern.MatchString(str); err != nil {
+			vd.undecidedBy(quiet, "pattern", err)
+			ok = false
+		} else if !match {
+			vd.fail(quiet, "pattern")
+			ok = false
+		}
 	}
 	return ok
 }
@@ -458,21 +493,9 @@ func codePoints(s string) int {
 	return n
 }
 
-// matches reports whether the ECMA-262 expression re finds a match in s.
-func matches(re *regexp2.Regexp, s string) bool {
-	runes := make([]rune, 0, len(s))
-	for i := 0; i < len(s); {
-		r, size := canon.DecodeRune(s[i:])
-		runes = append(runes, r)
-		i += size
-	}
-	ok, err := re.MatchRunes(runes)
-	return ok && err == nil
-}
-
 // isRegex is format "regex": an ECMA-262 regular expression.
 func isRegex(s string) bool {
-	_, err := regexp2.Compile(s, regexp2.ECMAScript)
+	_, err := ecmaregexp.Compile(s)
 	return err == nil
 }
 
