@@ -22,6 +22,9 @@ type Validator struct {
 type SchemaError struct {
 	InstancePath string `json:"instancePath"` // JSON Pointer; "" at the root
 	Keyword      string `json:"keyword"`
+	// Message says why when the keyword could not be decided (a pattern
+	// whose match ran out of its step budget), as Ajv's errors carry one.
+	Message string `json:"message,omitempty"`
 }
 
 // NewValidator compiles every schemas/<shape>.schema.json in fsys (draft-07,
@@ -77,7 +80,7 @@ func (v *Validator) Validate(shape string, value canon.Value) (bool, []SchemaErr
 	errs := s.Validate(value)
 	out := make([]SchemaError, len(errs))
 	for i, e := range errs {
-		out[i] = SchemaError{InstancePath: e.InstancePath, Keyword: e.Keyword}
+		out[i] = SchemaError{InstancePath: e.InstancePath, Keyword: e.Keyword, Message: e.Message}
 	}
 	return len(errs) == 0, out, nil
 }

@@ -2,6 +2,7 @@ package cdc
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/dlclark/regexp2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -442,4 +444,26 @@ func pointer(tokens []string) string {
 		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
 	}
 	return b.String()
+}
+
+// TestUndecidedPatternSaysWhy: a pattern whose match runs out of its step
+// budget fails the value, and the error says so, on the wire too.
+func TestUndecidedPatternSaysWhy(t *testing.T) {
+	shape := Shapes[0]
+	fsys := fstest.MapFS{"schemas/" + shape + ".schema.json": {Data: []byte(`{"type": "string", "pattern": "^(a+)+$"}`)}}
+	v, err := NewValidator(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, errs, err := v.Validate(shape, canon.Value{Kind: canon.String, Str: strings.Repeat("a", 40) + "!"})
+	if err != nil || ok || len(errs) != 1 {
+		t.Fatalf("Validate = %v, %+v, %v; want one error", ok, errs, err)
+	}
+	if e := errs[0]; e.Keyword != "pattern" || !strings.Contains(e.Message, "^(a+)+$") {
+		t.Errorf("error = %+v, want the pattern keyword with a message naming the pattern", e)
+	}
+	wire, _ := json.Marshal(errs[0])
+	if !strings.Contains(string(wire), `"message":`) {
+		t.Errorf("on the wire: %s, want a message", wire)
+	}
 }
