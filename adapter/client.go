@@ -146,11 +146,14 @@ func (c *Client) CleanRestarts() int {
 // one that broke when there is none.
 func (c *Client) Stderr() string {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.conn != nil {
-		return c.conn.Stderr()
+	conn, stderr := c.conn, c.stderr
+	c.mu.Unlock()
+	if conn != nil {
+		// Outside the lock: it may wait a moment for the tail to take in
+		// what the pipe still holds.
+		return conn.Stderr()
 	}
-	return c.stderr
+	return stderr
 }
 
 // Call sends op with args (one JSON value) and waits for the reply, at most

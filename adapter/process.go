@@ -22,6 +22,8 @@ type ProcessConfig struct {
 	Grace  time.Duration // how long to wait after closing stdin before killing; 0 means 2s
 	Stderr io.Writer     // if set, receives a live copy of the adapter's stderr
 	Trace  *Trace        // if set, records every line each way
+
+	pause func() // tests: called where calls and the reading hand over
 }
 
 // Process is a Conn to an adapter running as a child process, speaking
@@ -111,6 +113,7 @@ func StartProcess(cfg ProcessConfig) (*Process, error) {
 
 // stdout takes each stdout line, and then how stdout ended.
 func (p *Process) stdout(line []byte, err error) {
+	p.yield()
 	switch {
 	case err == nil:
 		p.deliver(line)
@@ -266,6 +269,7 @@ func (p *Process) callTimed(ctx context.Context, timeout time.Duration, id int64
 	p.pending[id] = c
 	alone := len(p.pending) == 1
 	p.mu.Unlock()
+	p.yield()
 
 	switch err := p.send(ctx, deadline, id, line); {
 	case errors.Is(err, os.ErrDeadlineExceeded):
@@ -277,6 +281,7 @@ func (p *Process) callTimed(ctx context.Context, timeout time.Duration, id int64
 	// A call alone in flight reads its reply on its own goroutine, when no
 	// other is reading stdout: it saves handing the reply over. (With more
 	// in flight, the Process's reading goroutine hands each its reply.)
+	p.yield()
 	if alone {
 		p.child.ReadStdout(func() bool { return len(c.ch) > 0 || ctx.Err() != nil || p.over() })
 	}
@@ -310,8 +315,16 @@ func (p *Process) callTimed(ctx context.Context, timeout time.Duration, id int64
 	}
 }
 
+// yield lets a test pause where calls and the reading hand over.
+func (p *Process) yield() {
+	if p.cfg.pause != nil {
+		p.cfg.pause()
+	}
+}
+
 // waiting reports whether a call waits for its reply.
 func (p *Process) waiting() bool {
+	p.yield()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.pending) > 0
@@ -414,6 +427,7 @@ func (p *Process) writeQueue(ctx context.Context, deadline time.Time) error {
 		batch, ids := p.queue, p.queued
 		p.queue, p.queued = p.spare[:0], p.spareIDs[:0]
 		p.wmu.Unlock()
+		p.yield()
 		err = p.child.WriteStdin(ctx, deadline, batch)
 		gone := err != nil && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded)
 		if gone {

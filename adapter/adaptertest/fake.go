@@ -63,6 +63,9 @@ func MaybeRunFake() {
 	if ops := os.Getenv(OpsVar); ops != "" {
 		extra = strings.Split(ops, ",")
 	}
+	if mode == Jitter {
+		os.Exit(runJitter())
+	}
 	os.Exit(runFake(mode, os.Getenv(modeVar+"_STATE"), extra))
 }
 

@@ -28,6 +28,10 @@ const TailSize = 64 << 10
 // stderr to close once the child has exited: a grandchild may hold them.
 const drainWait = 500 * time.Millisecond
 
+// settleWait bounds how long Stderr waits for the stderr copier to take in
+// what the pipe held when it was called.
+const settleWait = 250 * time.Millisecond
+
 // MaxKept is how much of an over-long stdout line the trace keeps (and
 // what callers keep of it as evidence).
 const MaxKept = 4096
@@ -58,7 +62,9 @@ type Config struct {
 	Stderr  io.Writer         // if set, receives a live copy of stderr
 	Trace   *transcript.Trace // if set, records the start, stdout lines, stderr and the exit
 
-	idleWait time.Duration // tests: how long stdout may go unread; 0 is idleWait
+	idleWait time.Duration     // tests: how long stdout may go unread; 0 is idleWait
+	pause    func()            // tests: called at each hand-over point of on-demand reading
+	errHook  func(step string) // tests: called before each read of stderr ("read") and when Stderr waits ("settle")
 }
 
 // Process is one child process: New, then Start, then Stop (or Wait).
@@ -83,6 +89,15 @@ type Process struct {
 	stderrDone chan struct{}
 
 	out stdoutReader
+
+	// errConn is stderr's raw connection where a read waits in the
+	// runtime's poller (Linux), else nil. Under errMu a read takes what the
+	// pipe holds and keeps it in the tail, in one step: Stderr, holding
+	// errMu, then knows that what the pipe does not hold is in the tail.
+	errConn  syscall.RawConn
+	errMu    sync.Mutex
+	errRead  int64         // bytes read from stderr
+	errRound chan struct{} // closed, and replaced, after each read
 
 	mu      sync.Mutex
 	started bool
@@ -171,6 +186,7 @@ func (p *Process) Start() error {
 	if inW.SetWriteDeadline(time.Time{}) == nil {
 		p.raw, _ = inW.SyscallConn()
 	}
+	p.errConn, p.errRound = stderrConn(errR), make(chan struct{})
 	p.cfg.Trace.Event("started %q (pid %d)", p.cfg.Argv, cmd.Process.Pid)
 	p.out.start(p)
 	go p.readStdout()
@@ -206,8 +222,7 @@ func (p *Process) WriteStdin(ctx context.Context, deadline time.Time, b []byte) 
 	}
 	b = b[n:]
 	p.stdin.SetWriteDeadline(deadline)
-	// A cancellation cuts the write short too; the deadline it sets is
-	// reset before the next write, once the callback has finished.
+	// A cancellation cuts the write short too.
 	cut := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		p.stdin.SetWriteDeadline(time.Unix(1, 0))
@@ -217,6 +232,9 @@ func (p *Process) WriteStdin(ctx context.Context, deadline time.Time, b []byte) 
 	if !stop() {
 		<-cut
 	}
+	// No deadline outlives its write: once passed, it would fail the next
+	// writes, even those that fit in the pipe.
+	p.stdin.SetWriteDeadline(time.Time{})
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return p.expired(ctx)
 	}
@@ -261,8 +279,53 @@ func (p *Process) expired(ctx context.Context) error {
 	return os.ErrDeadlineExceeded
 }
 
-// Stderr returns the last TailSize bytes the child wrote to stderr.
-func (p *Process) Stderr() string { return p.tail.String() }
+// Stderr returns the last TailSize bytes the child wrote to stderr. On
+// Linux it first waits, briefly (settleWait at most), until what stderr
+// held when it was called has been read: a line the child wrote to stderr
+// before its last stdout line is in the tail.
+func (p *Process) Stderr() string {
+	p.settleStderr()
+	return p.tail.String()
+}
+
+// settleStderr waits, for at most settleWait, until the bytes the stderr
+// pipe holds now have been read into the tail.
+func (p *Process) settleStderr() {
+	if p.errConn == nil {
+		return
+	}
+	p.errMu.Lock()
+	var n int
+	var err error
+	if cerr := p.errConn.Control(func(fd uintptr) { n, err = unread(fd) }); cerr != nil {
+		err = cerr
+	}
+	want := p.errRead + int64(n)
+	p.errMu.Unlock()
+	if err != nil || n <= 0 {
+		return
+	}
+	if p.cfg.errHook != nil {
+		p.cfg.errHook("settle")
+	}
+	timer := time.NewTimer(settleWait)
+	defer timer.Stop()
+	for {
+		p.errMu.Lock()
+		read, round := p.errRead, p.errRound
+		p.errMu.Unlock()
+		if read >= want {
+			return
+		}
+		select {
+		case <-round:
+		case <-p.stderrDone:
+			return
+		case <-timer.C:
+			return
+		}
+	}
+}
 
 // Exited is closed once the process has exited and been reaped.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
@@ -327,16 +390,66 @@ func (p *Process) isStarted() bool {
 	return p.started
 }
 
-// copyStderr keeps the tail of stderr, traces it and copies it live.
+// copyStderr keeps the tail of stderr, and traces it and copies it live
+// in chunks (a line, or at most chunkSize bytes of a longer one).
 func (p *Process) copyStderr() {
 	defer close(p.stderrDone)
-	copyChunks(p.stderr, func(chunk []byte) {
-		p.tail.Write(chunk)
+	emit := func(chunk []byte) {
 		p.cfg.Trace.Line("!!", bytes.TrimRight(chunk, "\n"))
 		if p.cfg.Stderr != nil {
 			p.cfg.Stderr.Write(chunk)
 		}
+	}
+	var chunks chunker
+	buf := make([]byte, chunkSize)
+	for {
+		if p.cfg.errHook != nil {
+			p.cfg.errHook("read")
+		}
+		n, err := p.readStderr(buf)
+		chunks.feed(buf[:n], emit)
+		if err != nil {
+			chunks.flush(emit)
+			return
+		}
+	}
+}
+
+// errEmpty is readNow's news that the pipe holds nothing yet.
+var errEmpty = errors.New("nothing to read yet")
+
+// readStderr reads stderr into buf, waiting until it holds something, and
+// keeps what it read in the tail.
+func (p *Process) readStderr(buf []byte) (int, error) {
+	if p.errConn == nil {
+		n, err := p.stderr.Read(buf)
+		p.tail.Write(buf[:n])
+		return n, err
+	}
+	var n int
+	var rerr error
+	err := p.errConn.Read(func(fd uintptr) bool {
+		p.errMu.Lock()
+		defer p.errMu.Unlock()
+		n, rerr = readNow(fd, buf)
+		if rerr == errEmpty {
+			return false // wait until it holds something
+		}
+		p.tail.Write(buf[:n])
+		p.errRead += int64(n)
+		close(p.errRound)
+		p.errRound = make(chan struct{})
+		return true
 	})
+	switch {
+	case err != nil:
+		return 0, err
+	case rerr != nil:
+		return 0, rerr
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 // wait reaps the process, lets its output drain for a bounded time, stops

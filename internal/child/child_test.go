@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,6 +79,8 @@ func runChild(what string) int {
 		time.Sleep(time.Hour)
 	case "sleeper":
 		time.Sleep(time.Hour)
+	case "jitter-echo":
+		return jitterEcho()
 	default:
 		return runChildOS(what)
 	}
@@ -151,6 +154,48 @@ func TestReadLine(t *testing.T) {
 	}
 }
 
+// script is a reader that returns its steps in turn: some bytes, or an error.
+type script []any
+
+func (s *script) Read(b []byte) (int, error) {
+	if len(*s) == 0 {
+		return 0, io.EOF
+	}
+	if err, ok := (*s)[0].(error); ok {
+		*s = (*s)[1:]
+		return 0, err
+	}
+	text := (*s)[0].(string)
+	n := copy(b, text)
+	if n < len(text) {
+		(*s)[0] = text[n:]
+	} else {
+		*s = (*s)[1:]
+	}
+	return n, nil
+}
+
+// TestAppendLineGoesOn: a line cut short by an error (a read deadline)
+// comes back whole from the next call, which is handed its start.
+func TestAppendLineGoesOn(t *testing.T) {
+	in := &script{"ab", os.ErrDeadlineExceeded, "c", os.ErrDeadlineExceeded, "d\r\nnext\n"}
+	br := bufio.NewReaderSize(in, 16)
+	var line []byte
+	var err error
+	for range 2 {
+		line, err = appendLine(line, br, 10)
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("appendLine = %q, %v; want the start of the line and the deadline", line, err)
+		}
+	}
+	if line, err = appendLine(line, br, 10); string(line) != "abcd" || err != nil {
+		t.Errorf("appendLine = %q, %v; want \"abcd\"", line, err)
+	}
+	if line, err = ReadLine(br, 10); string(line) != "next" || err != nil {
+		t.Errorf("ReadLine = %q, %v; want \"next\"", line, err)
+	}
+}
+
 func TestTail(t *testing.T) {
 	tests := []struct {
 		writes []string
@@ -171,19 +216,36 @@ func TestTail(t *testing.T) {
 	}
 }
 
-func TestCopyChunksBoundsChunks(t *testing.T) {
-	in := strings.Repeat("x", 200<<10) + "\nshort\n"
-	var chunks [][]byte
-	copyChunks(strings.NewReader(in), func(c []byte) { chunks = append(chunks, bytes.Clone(c)) })
-	var all []byte
-	for _, c := range chunks {
-		if len(c) > chunkSize {
-			t.Fatalf("a chunk of %d bytes", len(c))
-		}
-		all = append(all, c...)
+func TestChunkerBoundsChunks(t *testing.T) {
+	long := strings.Repeat("x", 2*chunkSize+100)
+	tests := []struct {
+		name  string
+		in    string
+		piece int // the stream comes in pieces of this size
+		want  []string
+	}{
+		{"lines", "a\nbc\n\nd", 3, []string{"a\n", "bc\n", "\n", "d"}},
+		{"one-piece", "a\nbc\n", 100, []string{"a\n", "bc\n"}},
+		{"bytes", "ab\nc\n", 1, []string{"ab\n", "c\n"}},
+		{"long", long + "\nshort\n", 1000, []string{long[:chunkSize], long[chunkSize : 2*chunkSize], long[2*chunkSize:] + "\n", "short\n"}},
+		{"long-whole", long + "\nshort\n", len(long) + 7, []string{long[:chunkSize], long[chunkSize : 2*chunkSize], long[2*chunkSize:] + "\n", "short\n"}},
+		{"exact", long[:chunkSize] + "\n", 7, []string{long[:chunkSize], "\n"}},
 	}
-	if string(all) != in || string(chunks[len(chunks)-1]) != "short\n" {
-		t.Errorf("%d chunks do not add up to the input", len(chunks))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			sink := func(c []byte) { got = append(got, string(c)) }
+			var c chunker
+			for in := tt.in; len(in) > 0; {
+				k := min(len(in), tt.piece)
+				c.feed([]byte(in[:k]), sink)
+				in = in[k:]
+			}
+			c.flush(sink)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("chunks %.40q, want %.40q", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -432,6 +494,29 @@ func TestWriteStdin(t *testing.T) {
 				t.Errorf("the child echoed %d lines, want the big one, one, two", len(l.got))
 			}
 		})
+	}
+}
+
+// TestWriteStdinDeadlineEnds: a write that waited for room in the pipe
+// with a deadline leaves no deadline behind: once that deadline has
+// passed, writes that fit in the pipe still succeed.
+func TestWriteStdinDeadlineEnds(t *testing.T) {
+	t.Parallel()
+	var l lines
+	cfg := child("echo")
+	cfg.Stdout = l.stdout
+	p := start(t, cfg)
+	deadline := time.Now().Add(300 * time.Millisecond)
+	big := []byte(strings.Repeat("x", 1<<20) + "\n") // more than a pipe holds
+	if err := p.WriteStdin(context.Background(), deadline, big); err != nil {
+		t.Fatalf("a write the child reads in time: %v", err)
+	}
+	// Write small lines until well past that deadline.
+	for i := 0; time.Now().Before(deadline.Add(200 * time.Millisecond)); i++ {
+		if err := p.WriteStdin(context.Background(), time.Time{}, []byte("small\n")); err != nil {
+			t.Fatalf("small write %d, %s after an earlier write's deadline: %v", i, time.Since(deadline).Round(time.Millisecond), err)
+		}
+		<-time.After(5 * time.Millisecond)
 	}
 }
 

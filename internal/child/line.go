@@ -16,8 +16,12 @@ const chunkSize = 64 << 10
 func newReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, chunkSize) }
 
 // ReadLine reads one line without its newline (or CRLF); past max bytes it returns ErrLineTooLong with what it read (at most max plus br's size).
-func ReadLine(br *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
+func ReadLine(br *bufio.Reader, max int) ([]byte, error) { return appendLine(nil, br, max) }
+
+// appendLine is ReadLine going on with a line whose start, line, an
+// earlier call returned with an error (a read deadline): on any error it
+// returns all it has of the line, to be passed in again or given up.
+func appendLine(line []byte, br *bufio.Reader, max int) ([]byte, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		line = append(line, chunk...)

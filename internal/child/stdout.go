@@ -24,8 +24,10 @@ type stdoutReader struct {
 	onDemand bool          // Config.Waiting is set and stdout takes read deadlines
 	leading  atomic.Bool   // a ReadStdout caller holds the turn
 	parked   atomic.Bool   // the Process's goroutine waits to be woken
-	lastRead atomic.Int64  // when the last ReadStdout caller let go of it (UnixNano)
+	lastRead atomic.Int64  // when the last ReadStdout caller let go of it (since epoch)
+	epoch    time.Time     // the start, for lastRead on the monotonic clock
 	wait     time.Duration // idleWait, or a test's
+	pause    func()        // tests: called at each hand-over point
 
 	// Under the turn:
 	br    *bufio.Reader
@@ -39,8 +41,17 @@ func (r *stdoutReader) start(p *Process) {
 	r.br = newReader(p.stdout)
 	r.onDemand = p.cfg.Waiting != nil && p.stdout.SetReadDeadline(time.Time{}) == nil
 	r.wait = cmp.Or(p.cfg.idleWait, idleWait)
+	r.epoch = time.Now()
+	r.pause = p.cfg.pause
 	r.idle = time.AfterFunc(time.Hour, r.idleCheck)
 	r.idle.Stop()
+}
+
+// yield lets a test pause at a hand-over point.
+func (r *stdoutReader) yield() {
+	if r.pause != nil {
+		r.pause()
+	}
 }
 
 // wakeUp wakes the Process's reading goroutine, if it is idle.
@@ -54,7 +65,7 @@ func (r *stdoutReader) wakeUp() {
 // idleCheck wakes the reading goroutine once no ReadStdout caller has read
 // for idleWait; until then it checks again.
 func (r *stdoutReader) idleCheck() {
-	since := time.Duration(time.Now().UnixNano() - r.lastRead.Load())
+	since := time.Since(r.epoch) - time.Duration(r.lastRead.Load())
 	if r.leading.Load() || since < r.wait {
 		r.idle.Reset(r.wait - min(since, r.wait) + r.wait/20)
 		return
@@ -63,18 +74,21 @@ func (r *stdoutReader) idleCheck() {
 }
 
 // readStdout is the Process's reading goroutine: it reads stdout while no
-// one else does and (in on-demand reading) someone waits or no one has read
-// for idleWait; after the end, it drains stdout.
+// one else does and (in on-demand reading) someone waits, no one has read
+// for idleWait or the child has exited; after the end, it drains stdout.
 func (p *Process) readStdout() {
 	defer close(p.stdoutDone)
 	r := &p.out
 	for !r.ended {
 		p.readLine(false)
-		if r.ended || !r.onDemand || p.cfg.Waiting() || bufferedLine(r.br) {
-			continue
+		r.yield()
+		if r.ended || !r.onDemand || p.cfg.Waiting() || bufferedLine(r.br) || p.hasExited() {
+			continue // (once the child has exited, on to the end)
 		}
 		// No one waits: leave stdout to the callers, unless one came just now.
+		r.yield()
 		r.turn <- struct{}{}
+		r.yield()
 		if p.cfg.Waiting() {
 			select {
 			case <-r.turn:
@@ -82,10 +96,12 @@ func (p *Process) readStdout() {
 			default:
 			}
 		}
+		r.yield()
 		r.idle.Reset(r.wait)
 		r.parked.Store(true)
 		<-r.wake
 		r.parked.Store(false)
+		r.yield()
 		<-r.turn
 	}
 	r.idle.Stop()
@@ -112,9 +128,11 @@ func (p *Process) ReadStdout(done func() bool) bool {
 		return false
 	}
 	r.leading.Store(true)
+	r.yield()
 	if !r.ended {
 		p.stdout.SetReadDeadline(time.Time{}) // an interruption meant for an earlier reader
 		for !r.ended && !done() && p.readLine(true) {
+			r.yield()
 		}
 		// Lines already read from the pipe are handed on now, as the
 		// reading goroutine would: an unsolicited one must not wait for the
@@ -124,9 +142,11 @@ func (p *Process) ReadStdout(done func() bool) bool {
 		p.stdout.SetReadDeadline(time.Time{})
 	}
 	ended := r.ended
-	r.lastRead.Store(time.Now().UnixNano())
+	r.lastRead.Store(int64(time.Since(r.epoch)))
 	r.leading.Store(false)
+	r.yield()
 	r.turn <- struct{}{}
+	r.yield()
 	if ended || p.cfg.Waiting() {
 		r.wakeUp() // to drain, or to read for the others waiting
 	}
@@ -136,7 +156,18 @@ func (p *Process) ReadStdout(done func() bool) bool {
 // InterruptRead ends the read of a ReadStdout caller blocked on the pipe.
 func (p *Process) InterruptRead() {
 	if p.out.leading.Load() {
+		p.out.yield()
 		p.stdout.SetReadDeadline(time.Unix(1, 0))
+	}
+}
+
+// hasExited reports whether the child has exited.
+func (p *Process) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -154,31 +185,26 @@ func bufferedLine(br *bufio.Reader) bool {
 func (p *Process) readLine(foreground bool) bool {
 	r := &p.out
 	for {
-		chunk, err := r.br.ReadSlice('\n')
-		r.line = append(r.line, chunk...)
-		n := len(r.line)
-		if err == nil {
-			n-- // the newline
-		}
+		line, err := appendLine(r.line, r.br, p.cfg.MaxLine)
+		r.line = nil
 		switch {
-		case n > p.cfg.MaxLine:
-			line := r.line
-			r.line, r.ended = nil, true
-			p.cfg.Trace.Line("<-", line[:min(len(line), MaxKept)])
-			p.cfg.Stdout(line, ErrLineTooLong)
-			killGroup(p.cmd)
-			return true
-		case err == bufio.ErrBufferFull:
-			continue
+		case err == nil:
+			p.cfg.Trace.Line("<-", line)
+			p.cfg.Stdout(line, nil)
 		case errors.Is(err, os.ErrDeadlineExceeded):
+			r.line = line
 			if foreground {
 				return false
 			}
 			p.stdout.SetReadDeadline(time.Time{})
 			continue
-		case err != nil:
-			line := r.line
-			r.line, r.ended = nil, true
+		case errors.Is(err, ErrLineTooLong):
+			r.ended = true
+			p.cfg.Trace.Line("<-", line[:min(len(line), MaxKept)])
+			p.cfg.Stdout(line, ErrLineTooLong)
+			killGroup(p.cmd)
+		default:
+			r.ended = true
 			if len(line) > 0 {
 				p.cfg.Trace.Line("<-", line)
 				p.mu.Lock()
@@ -186,15 +212,7 @@ func (p *Process) readLine(foreground bool) bool {
 				p.mu.Unlock()
 			}
 			p.cfg.Stdout(line, err)
-			return true
 		}
-		line := r.line[:n]
-		r.line = nil
-		if n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
-		p.cfg.Trace.Line("<-", line)
-		p.cfg.Stdout(line, nil)
 		return true
 	}
 }

@@ -1,8 +1,7 @@
 package child
 
 import (
-	"bufio"
-	"io"
+	"bytes"
 	"sync"
 )
 
@@ -34,18 +33,39 @@ func (t *Tail) String() string {
 	return string(t.buf)
 }
 
-// copyChunks reads r until it ends and hands each chunk to sink: a line with
-// its newline, or at most chunkSize bytes of a longer one, so a line without
-// a newline cannot exhaust memory.
-func copyChunks(r io.Reader, sink func(chunk []byte)) {
-	br := bufio.NewReaderSize(r, chunkSize)
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			sink(chunk)
+// chunker cuts a stream into chunks: a line with its newline, or at most
+// chunkSize bytes of a longer one, so a line without a newline cannot
+// exhaust memory.
+type chunker struct {
+	part []byte // the start of a line, shorter than chunkSize
+}
+
+// feed hands each chunk that b completes to sink.
+func (c *chunker) feed(b []byte, sink func(chunk []byte)) {
+	for len(b) > 0 {
+		seg := b[:min(len(b), chunkSize-len(c.part))]
+		if i := bytes.IndexByte(seg, '\n'); i >= 0 {
+			seg = seg[:i+1]
 		}
-		if err != nil && err != bufio.ErrBufferFull {
-			return
+		b = b[len(seg):]
+		whole := seg[len(seg)-1] == '\n' || len(c.part)+len(seg) == chunkSize
+		switch {
+		case !whole:
+			c.part = append(c.part, seg...)
+		case len(c.part) == 0:
+			sink(seg)
+		default:
+			c.part = append(c.part, seg...)
+			sink(c.part)
+			c.part = c.part[:0]
 		}
+	}
+}
+
+// flush hands on the unterminated end of the stream, if any.
+func (c *chunker) flush(sink func(chunk []byte)) {
+	if len(c.part) > 0 {
+		sink(c.part)
+		c.part = nil
 	}
 }

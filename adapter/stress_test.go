@@ -1,0 +1,74 @@
+package adapter_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/adapter/adaptertest"
+)
+
+// stressFor is how long a stress test runs: REFEREE_STRESS (a duration)
+// or short.
+func stressFor(t *testing.T, short time.Duration) time.Duration {
+	if s := os.Getenv("REFEREE_STRESS"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatalf("REFEREE_STRESS=%q: %v", s, err)
+		}
+		return d
+	}
+	return short
+}
+
+// TestStressStdio: the real client against adapter.Serve in a child
+// process, through pipes, with random pauses on both sides (the jitter
+// fake reads, handles and writes at random pace; the client pauses where
+// calls and the reading of stdout hand over, and its callers between
+// calls, in waves of 1 to 8 at once, so that a lone call reads its own
+// reply as often as the reading goroutine does): every call gets its own
+// reply, none times out.
+func TestStressStdio(t *testing.T) {
+	d := stressFor(t, 2*time.Second)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	pause := adaptertest.NewPauser(seed)
+	cfg := adapter.WithPause(adaptertest.Process(t, adaptertest.Jitter), pause.Pause)
+	c := dial(t, cfg, adapter.Options{Timeout: 5 * time.Second, MaxFaults: 1})
+	var calls atomic.Int64
+	var failed atomic.Bool
+	end := time.Now().Add(d)
+	for waves := 0; time.Now().Before(end) && !failed.Load(); waves++ {
+		var wg sync.WaitGroup
+		for range 1 + pause.IntN(8) {
+			n := 1 + pause.IntN(40)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range n {
+					pause.Pause()
+					k := calls.Add(1)
+					want := fmt.Sprintf(`{"n":%d}`, k)
+					start := time.Now()
+					r, _, err := c.Call(context.Background(), "echo", []byte(want))
+					if err != nil {
+						if !failed.Swap(true) {
+							t.Errorf("call %d (wave %d) after %s: %v", k, waves, time.Since(start).Round(time.Millisecond), err)
+						}
+						return
+					}
+					if got := r.OK.String(); got != want {
+						t.Errorf("call %d got %s, want %s", k, got, want)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	t.Logf("%d calls in %s", calls.Load(), d)
+}
