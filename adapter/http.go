@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
+
+	"github.com/refereehq/referee/internal/lazy"
 )
 
 // HTTP is a Conn to an adapter running as a service: each request is POSTed
@@ -24,17 +25,17 @@ type HTTP struct {
 
 // transport is the HTTP transport of an HTTP with no Client: Go's default,
 // keeping enough idle connections for a whole window of calls in flight.
-var transport = sync.OnceValue(func() *http.Transport {
+var transport = &lazy.Value[*http.Transport]{New: func() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 64
 	return t
-})
+}}
 
 // refuseRedirect makes a client return a redirect as the response.
 func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 func (h *HTTP) client() *http.Client {
-	c := http.Client{Transport: transport()}
+	c := http.Client{Transport: transport.Get()}
 	if h.Client != nil {
 		c = *h.Client
 	}

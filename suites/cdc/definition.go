@@ -69,16 +69,12 @@ surrogate or a number's lexeme.`,
 		// A repro runs one check by ID, and no check changes with the flag:
 		// it only leaves the supplement's out.
 	}},
-	Modes:    checkModes(Modes),
+	Modes:    modes,
 	Corpus:   corpusDoc,
 	Embedded: "the published release npm @cognitive-delivery/contract 1.0.2, byte for byte, with its licence and provenance (suites/cdc/corpus)",
 	Load:     load,
 	Fuzz:     &fuzzSpec,
-	Commands: []check.Command{exportCommand},
-}
-
-func checkModes(modes []Mode) []check.Mode {
-	return check.ModesOf(modes, func(m *Mode) (string, string) { return m.Name, m.Doc })
+	Commands: exportCommands,
 }
 
 // load reads the contract corpus in o.Corpus and builds the suite, with the

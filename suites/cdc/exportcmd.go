@@ -12,8 +12,8 @@ import (
 	"github.com/refereehq/referee/corpus"
 )
 
-// exportCommand is `referee export`, with `referee export jsts`.
-var exportCommand = check.Command{
+// exportCommands is `referee export`, with `referee export jsts`.
+var exportCommands = []check.Command{{
 	Name:    "export",
 	Summary: "Write a corpus in another test suite's format",
 	Examples: []string{
@@ -59,7 +59,7 @@ split as its own copy's label would split it.`,
 		Args: [2]int{0, 0},
 		Run:  runExportJSTS,
 	}},
-}
+}}
 
 // runExportJSTS is `referee export jsts`. A flag is in c.Flags only when it
 // was given, so that --label ” is told from no --label.

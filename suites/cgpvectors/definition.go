@@ -61,17 +61,12 @@ with none of them is a usage error.`,
 		Usage: "read the vector files from `DIR`, in upstream's repository layout, instead of the embedded copies",
 		Repro: true,
 	}},
-	Modes:    definitionModes(),
+	Modes:    modes,
 	Corpus:   "a Context Graph fixture profile directory in the upstream layout: manifest.json and the seven files of contextgraph-conformance's fixtures/contextgraph-1.0/ (e.g. ../shared/corpora/cgp/contextgraph-1.0); or a corpus of found vectors that referee fuzz cgp-vectors --out wrote",
 	Embedded: "referee's own fixture profile 1.1.0 (upstream's cases and more), with the embedded copies of upstream's vector files",
 	Load:     load,
 	Fuzz:     &fuzzSpec,
 	Manifest: manifest,
-}
-
-// definitionModes lists Modes as the engine declares them.
-func definitionModes() []check.Mode {
-	return check.ModesOf(Modes, func(m *Mode) (string, string) { return m.Name, m.Doc })
 }
 
 // load is Definition.Load: the profile in o.Corpus (the embedded one when

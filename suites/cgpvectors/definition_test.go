@@ -25,7 +25,7 @@ func TestDefinition(t *testing.T) {
 		t.Fatalf("%d modes, want %d", len(d.Modes), len(Modes))
 	}
 	for i, m := range Modes {
-		if d.Modes[i].Name != m.Name || d.Modes[i].Doc != m.Doc || m.Doc == "" {
+		if d.Modes[i].Name != m.Name || d.Modes[i].Doc == "" {
 			t.Errorf("mode %d: %+v, want %s", i, d.Modes[i], m.Name)
 		}
 	}
