@@ -150,6 +150,10 @@ type LoadOptions struct {
 	// in bytes (corpus.OpenDir, regularfile.ReadFile); 0 is
 	// regularfile.DefaultLimit.
 	MaxFileSize int64
+	// ReferenceOnly says the caller needs only Loaded.Reference (referee
+	// serve): a suite whose built-in implementation does not read the
+	// corpus may then leave Suite nil and read nothing.
+	ReferenceOnly bool
 }
 
 // Loaded is everything a run of a suite needs, as values.

@@ -1,6 +1,8 @@
 package suites_test
 
 import (
+	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/refereehq/referee/check"
@@ -27,6 +29,45 @@ func TestEveryCheckHasALevelAndAClause(t *testing.T) {
 				}
 				if c.Clause == "" {
 					t.Errorf("%s has no clause", c.ID)
+				}
+			}
+		})
+	}
+}
+
+// TestReferenceOnly: what referee serve loads (ReferenceOnly) gives every
+// suite with a built-in implementation the same implementation a run has:
+// it answers hello alike. jcs and cgp-vectors, whose implementations read
+// no corpus, read none (a corpus that is not there is no error).
+func TestReferenceOnly(t *testing.T) {
+	for _, def := range suites.All() {
+		if def.Live {
+			continue
+		}
+		t.Run(def.Name, func(t *testing.T) {
+			full, err := def.Load(check.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			only, err := def.Load(check.LoadOptions{ReferenceOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := full.Reference("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := only.Reference("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := got.Hello(), want.Hello(); !reflect.DeepEqual(g, w) {
+				t.Errorf("hello: %+v, want %+v", g, w)
+			}
+			if def.Name == "jcs" || def.Name == "cgp-vectors" {
+				l, err := def.Load(check.LoadOptions{ReferenceOnly: true, Corpus: filepath.Join(t.TempDir(), "none")})
+				if err != nil || l.Suite != nil {
+					t.Errorf("ReferenceOnly read the corpus: %v, %v", l, err)
 				}
 			}
 		})

@@ -67,7 +67,7 @@ func newServeSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 		if corpusDir == "" && def.Embedded == "" {
 			return usageError("serve %s needs --corpus DIR: %s", def.Name, def.Corpus)
 		}
-		loaded, err := def.Load(check.LoadOptions{Corpus: corpusDir, MaxFileSize: int64(*maxFileSize)})
+		loaded, err := def.Load(check.LoadOptions{Corpus: corpusDir, MaxFileSize: int64(*maxFileSize), ReferenceOnly: true})
 		if err != nil {
 			return err
 		}
