@@ -232,8 +232,10 @@ func (c *Client) current(ctx context.Context, order int64) (Conn, int, error) {
 		if f := ended(c.conn); f != nil {
 			// It went away between calls: no call is to blame. A crash counts
 			// toward the limit; a clean exit does not.
-			c.stderr = c.conn.Stderr()
+			// Closed first: its stderr is then whole, and Stderr does not
+			// wait for it under the lock.
 			c.conn.Close()
+			c.stderr = c.conn.Stderr()
 			c.conn = nil
 			c.cleanEnd = f.clean
 			c.opts.Trace.Event("adapter %s between calls", f.Msg)
@@ -303,8 +305,9 @@ func (c *Client) broke(conn Conn, gen int, order int64, f *Fault, charged bool) 
 		// Its stderr is whole only once it has ended: what it wrote just
 		// before the faulty line is the evidence a reader wants.
 		conn.Close()
+		stderr := conn.Stderr()
 		c.mu.Lock()
-		c.stderr = conn.Stderr()
+		c.stderr = stderr
 		c.mu.Unlock()
 	}
 }
@@ -329,8 +332,9 @@ func (c *Client) Close() error {
 		return nil
 	}
 	err := conn.Close()
+	stderr := conn.Stderr()
 	c.mu.Lock()
-	c.stderr = conn.Stderr()
+	c.stderr = stderr
 	c.mu.Unlock()
 	return err
 }

@@ -20,6 +20,8 @@
 #   EXECS=200     runs of each command per round
 #   BENCH_DIR=DIR where the binaries go; kept afterwards (default: a
 #                 mktemp -d, removed on exit)
+#   DROP_CACHES=1 drop the page cache once the binaries are built (root
+#                 only; it affects the whole machine for a moment: see below)
 #
 # Exit status: 0 when both commands ran (whether or not the goal is met), 1
 # when one failed, 2 when Go is missing or ROUNDS or EXECS is not a
@@ -84,6 +86,16 @@ sed 's/^module .*/module floor/' "$root/go.mod" >"$scratch/floor/go.mod"
 cp "$root/go.sum" "$scratch/floor/go.sum"
 (cd "$scratch/floor" && GOFLAGS=-mod=mod go build -o "$scratch/floor-bin" .) || die "building the floor failed"
 
+# A binary just written sits in the page cache in pieces of other sizes
+# than one read back from disk, and that alone moves the start-up of the
+# same bytes by up to 10% from one build to the next. With DROP_CACHES=1
+# (root), the cache is dropped, so that the three are read back alike.
+cache="as the builds left it (DROP_CACHES=1 drops it, for steadier figures)"
+if [ "${DROP_CACHES:-0}" = 1 ]; then
+  [ -w /proc/sys/vm/drop_caches ] || die "DROP_CACHES=1 needs to write /proc/sys/vm/drop_caches (root)"
+  sync && echo 1 >/proc/sys/vm/drop_caches && cache="dropped, the binaries read back from disk"
+fi
+
 "$scratch/referee" version >/dev/null || die "referee version failed"
 "$scratch/floor-bin" >/dev/null || die "the floor failed"
 "$scratch/hello-world" >/dev/null || die "the hello world failed"
@@ -100,7 +112,7 @@ per_run() {
   echo $(((end - start) / EXECS / 1000))
 }
 
-echo "start-up benchmark: $ROUNDS rounds of $EXECS runs each; $(nproc) cores, $(go version | cut -d' ' -f3), static binaries"
+echo "start-up benchmark: $ROUNDS rounds of $EXECS runs each; $(nproc) cores, $(go version | cut -d' ' -f3), static binaries; page cache $cache"
 refs=() hellos=() floors=()
 for round in $(seq "$ROUNDS"); do
   r=$(per_run "$scratch/referee" version)

@@ -152,7 +152,7 @@ type LoadOptions struct {
 	MaxFileSize int64
 	// ReferenceOnly says the caller needs only Loaded.Reference (referee
 	// serve): a suite whose built-in implementation does not read the
-	// corpus may then leave Suite nil and read nothing.
+	// embedded corpus may then leave Suite nil and read nothing.
 	ReferenceOnly bool
 }
 

@@ -93,12 +93,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // waitsOnOthers reports whether the command named used may wait on another
-// process or the network, and so ends its run cleanly on an interrupt. The
-// commands that only read files or print let an interrupt end them at once,
-// and start no signal handling.
+// process or the network, or write files, and so ends cleanly on an
+// interrupt (corpus lock and merge finish their file). The commands that
+// only print let an interrupt end them at once, and start no signal
+// handling.
 func waitsOnOthers(used string) bool {
 	switch used {
-	case "", "version", "list", "explain", "corpus", "merge", "help", "completion":
+	case "", "version", "list", "explain", "help", "completion":
 		return false
 	}
 	return true
@@ -191,18 +192,14 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 	return root
 }
 
-// commandIn returns the command args name: the first argument that is not
-// a flag, or "" when there is none.
+// commandIn returns the command args name: its first argument, or "" when
+// that is a flag (referee -h run is the root's help, which lists every
+// command) or there is none.
 func commandIn(args []string) string {
-	for _, a := range args {
-		if a == "--" {
-			return ""
-		}
-		if !strings.HasPrefix(a, "-") {
-			return a
-		}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return ""
 	}
-	return ""
+	return args[0]
 }
 
 // versionString is referee's version with the revision it was built from:

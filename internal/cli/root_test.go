@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -25,10 +26,16 @@ func TestRootBuildsTheCommandUsed(t *testing.T) {
 		{"", all, false},
 		{"help", all, true},
 		{"rnu", all, true},
+		// A flag first: the root's help (referee -h run), which lists every command.
+		{"-h", all, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.used, func(t *testing.T) {
-			root := newRootCmd(&env{stdout: io.Discard, stderr: io.Discard}, tt.used)
+			used := tt.used
+			if strings.HasPrefix(used, "-") {
+				used = commandIn([]string{used, "run"})
+			}
+			root := newRootCmd(&env{stdout: io.Discard, stderr: io.Discard}, used)
 			var names []string
 			for _, c := range root.Commands() {
 				names = append(names, c.Name())
@@ -49,7 +56,8 @@ func TestRootBuildsTheCommandUsed(t *testing.T) {
 func TestWaitsOnOthers(t *testing.T) {
 	for used, want := range map[string]bool{
 		"run": true, "fuzz": true, "serve": true, "inspect": true, "rnu": true,
-		"version": false, "list": false, "explain": false, "corpus": false, "merge": false, "help": false, "": false,
+		"corpus": true, "merge": true,
+		"version": false, "list": false, "explain": false, "help": false, "": false,
 	} {
 		if got := waitsOnOthers(used); got != want {
 			t.Errorf("waitsOnOthers(%q) = %v, want %v", used, got, want)

@@ -21,8 +21,11 @@
 //   - Everything else follows the grammar without the u flag, Annex B
 //     included (what github.com/dlclark/regexp2's ECMAScript option, which
 //     referee used before, emulated): an identity escape such as \- or \_,
-//     a lone ] { or }, legacy octal escapes, \8, a class escape at a range
-//     end, a quantified lookahead.
+//     a lone ] { or }, legacy octal escapes, \8, a class escape at the
+//     start of a range ([\d-z] is \d, - and z), a quantified lookahead.
+//     Two Annex B forms regexp2 refused stay refused, as the u flag (and so
+//     Ajv) refuses them: a class escape at the end of a range ([a-\d]) and
+//     \c with a digit in a class ([\c1]).
 //   - Forms regexp2 read with a .NET meaning ECMA-262 does not give them are
 //     errors rather than silently read another way: \a \e (BEL, ESC in
 //     .NET), \A \Z \z \G outside a class, \p or \P without braces, \c not

@@ -426,6 +426,11 @@ func TestDefinition(t *testing.T) {
 	if len(Definition.Modes) != len(Modes) {
 		t.Errorf("%d modes declared, %d built in", len(Definition.Modes), len(Modes))
 	}
+	for i := range min(len(Definition.Modes), len(Modes)) {
+		if Definition.Modes[i].Name != Modes[i].Name {
+			t.Errorf("mode %d: documented as %q, built in as %q", i, Definition.Modes[i].Name, Modes[i].Name)
+		}
+	}
 	for _, m := range Definition.Modes {
 		if err := Definition.CheckMode(m.Name); err != nil || m.Doc == "" {
 			t.Errorf("mode %q: %v, doc %q", m.Name, err, m.Doc)
