@@ -3,6 +3,7 @@ package jcs
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -224,6 +225,32 @@ func TestBigMagnitude(t *testing.T) {
 	} {
 		if got := BigMagnitude(lexeme); got != want {
 			t.Errorf("BigMagnitude(%s) = %v, want %v", lexeme, got, want)
+		}
+	}
+}
+
+// TestBigMagnitudeShortcut: the text shortcut for lexemes without an
+// exponent decides as big.Float does, around 2^53 and elsewhere.
+func TestBigMagnitudeShortcut(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + r.IntN(10))
+		}
+		return string(b)
+	}
+	lexemes := []string{"0", "0.5", "9007199254740991", "9007199254740992", "9007199254740993", "9007199254740991.999", "-9007199254740992.0", "10000000000000000", "999999999999999"}
+	for range 20000 {
+		l := digits(1+r.IntN(20)) + []string{"", "." + digits(1+r.IntN(5))}[r.IntN(2)]
+		if r.IntN(2) == 0 {
+			l = "9007199254740" + digits(3) + []string{"", ".9", ".0"}[r.IntN(3)]
+		}
+		lexemes = append(lexemes, l, "-"+l)
+	}
+	for _, l := range lexemes {
+		if got, want := BigMagnitude(l), bigMagnitude(l); got != want {
+			t.Fatalf("BigMagnitude(%s) = %v, big.Float says %v", l, got, want)
 		}
 	}
 }

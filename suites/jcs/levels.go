@@ -49,6 +49,26 @@ func Depth(v canon.Value) int {
 // more, decided exactly from its decimal digits (not from the double it
 // rounds to: 9007199254740991.5 is below 2^53).
 func BigMagnitude(lexeme string) bool {
+	// Without an exponent the integer digits decide, as text: a fraction
+	// is below 1 and cannot reach 2^53 from below it.
+	s := strings.TrimPrefix(lexeme, "-")
+	if !strings.ContainsAny(s, "eE") {
+		whole, _, _ := strings.Cut(s, ".")
+		if whole != "" && whole[0] != '0' && strings.Trim(whole, "0123456789") == "" {
+			if len(whole) != len(twoPow53) {
+				return len(whole) > len(twoPow53)
+			}
+			return whole >= twoPow53
+		}
+	}
+	return bigMagnitude(lexeme)
+}
+
+// twoPow53 is 2^53 in decimal digits.
+const twoPow53 = "9007199254740992"
+
+// bigMagnitude is BigMagnitude for any lexeme, by big.Float.
+func bigMagnitude(lexeme string) bool {
 	// Rounding toward zero keeps a value below 2^53 below it and a value at
 	// or above it at or above it, whatever the precision.
 	f, _, err := big.ParseFloat(strings.TrimPrefix(lexeme, "-"), 10, 128, big.ToZero)
