@@ -3,7 +3,6 @@ package adapter_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,20 +10,8 @@ import (
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/adapter/adaptertest"
+	"github.com/refereehq/referee/internal/stress"
 )
-
-// stressFor is how long a stress test runs: REFEREE_STRESS (a duration)
-// or short.
-func stressFor(t *testing.T, short time.Duration) time.Duration {
-	if s := os.Getenv("REFEREE_STRESS"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			t.Fatalf("REFEREE_STRESS=%q: %v", s, err)
-		}
-		return d
-	}
-	return short
-}
 
 // TestStressStdio: the real client against adapter.Serve in a child
 // process, through pipes, with random pauses on both sides (the jitter
@@ -34,10 +21,10 @@ func stressFor(t *testing.T, short time.Duration) time.Duration {
 // reply as often as the reading goroutine does): every call gets its own
 // reply, none times out.
 func TestStressStdio(t *testing.T) {
-	d := stressFor(t, 2*time.Second)
+	d := stress.For(t, 2*time.Second)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	pause := adaptertest.NewPauser(seed)
+	pause := stress.NewPauser(seed)
 	cfg := adapter.WithPause(adaptertest.Process(t, adaptertest.Jitter), pause.Pause)
 	c := dial(t, cfg, adapter.Options{Timeout: 5 * time.Second, MaxFaults: 1})
 	var calls atomic.Int64

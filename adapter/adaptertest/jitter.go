@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/internal/stress"
 )
 
 // Jitter is a fake served by adapter.Serve (concurrency 8, ops "echo" and
@@ -19,37 +17,9 @@ import (
 // each reply batch in pieces, and waits before handling a request.
 const Jitter = "jitter"
 
-// Pauser makes random pauses; it is safe for concurrent use.
-type Pauser struct {
-	mu sync.Mutex
-	r  *rand.Rand
-}
-
-// NewPauser returns a Pauser seeded with seed.
-func NewPauser(seed uint64) *Pauser {
-	return &Pauser{r: rand.New(rand.NewPCG(seed, seed>>32^0x9e3779b97f4a7c15))}
-}
-
-// IntN returns a random int in [0, n).
-func (p *Pauser) IntN(n int) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.r.IntN(n)
-}
-
-// Pause yields the processor, sleeps up to 300µs or does nothing, at random.
-func (p *Pauser) Pause() {
-	switch p.IntN(8) {
-	case 0:
-		time.Sleep(time.Duration(p.IntN(300)) * time.Microsecond)
-	case 1, 2:
-		runtime.Gosched()
-	}
-}
-
 // runJitter serves the jitter fake until stdin ends.
 func runJitter() int {
-	p := NewPauser(uint64(time.Now().UnixNano()) ^ uint64(os.Getpid()))
+	p := stress.NewPauser(uint64(time.Now().UnixNano()) ^ uint64(os.Getpid()))
 	in := &jitterReader{r: os.Stdin, p: p}
 	out := &jitterWriter{w: os.Stdout, p: p}
 	if err := adapter.Serve(context.Background(), jitterHandler{p}, in, out); err != nil {
@@ -62,7 +32,7 @@ func runJitter() int {
 // jitterReader reads at most a few hundred bytes at a time, after a pause.
 type jitterReader struct {
 	r io.Reader
-	p *Pauser
+	p *stress.Pauser
 }
 
 func (j *jitterReader) Read(b []byte) (int, error) {
@@ -76,7 +46,7 @@ func (j *jitterReader) Read(b []byte) (int, error) {
 // jitterWriter writes in pieces, pausing between them.
 type jitterWriter struct {
 	w io.Writer
-	p *Pauser
+	p *stress.Pauser
 }
 
 func (j *jitterWriter) Write(b []byte) (int, error) {
@@ -97,7 +67,7 @@ func (j *jitterWriter) Write(b []byte) (int, error) {
 }
 
 // jitterHandler echoes, or fails, after a pause.
-type jitterHandler struct{ p *Pauser }
+type jitterHandler struct{ p *stress.Pauser }
 
 func (jitterHandler) Hello() adapter.Hello {
 	return adapter.Hello{Name: "fake-" + Jitter, Version: "0.0.1", Ops: []string{"echo", "fail"}, Concurrency: 8}

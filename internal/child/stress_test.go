@@ -3,58 +3,21 @@ package child
 import (
 	"bufio"
 	"context"
-	"math/rand/v2"
 	"os"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/refereehq/referee/internal/stress"
 )
-
-// stressFor is how long a stress test runs: REFEREE_STRESS (a duration),
-// or short.
-func stressFor(t *testing.T, short time.Duration) time.Duration {
-	if s := os.Getenv("REFEREE_STRESS"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			t.Fatalf("REFEREE_STRESS=%q: %v", s, err)
-		}
-		return d
-	}
-	return short
-}
-
-// pauser makes random pauses; it is safe for concurrent use.
-type pauser struct {
-	mu sync.Mutex
-	r  *rand.Rand
-}
-
-func newPauser(seed uint64) *pauser { return &pauser{r: rand.New(rand.NewPCG(seed, ^seed))} }
-
-func (p *pauser) intN(n int) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.r.IntN(n)
-}
-
-// pause yields the processor, sleeps up to 200µs or does nothing, at random.
-func (p *pauser) pause() {
-	switch p.intN(10) {
-	case 0:
-		time.Sleep(time.Duration(p.intN(200)) * time.Microsecond)
-	case 1, 2, 3:
-		runtime.Gosched()
-	}
-}
 
 // jitterEcho is the child of the stress test: four workers echo stdin's
 // lines, in whatever order they finish, each after a random pause and in
 // pieces written apart.
 func jitterEcho() int {
-	p := newPauser(uint64(time.Now().UnixNano()) ^ uint64(os.Getpid()))
+	p := stress.NewPauser(uint64(time.Now().UnixNano()) ^ uint64(os.Getpid()))
 	var mu sync.Mutex // one line at a time on stdout
 	lines := make(chan string)
 	var wg sync.WaitGroup
@@ -63,14 +26,14 @@ func jitterEcho() int {
 		go func() {
 			defer wg.Done()
 			for l := range lines {
-				p.pause()
+				p.Pause()
 				b := []byte(l + "\n")
 				mu.Lock()
 				for len(b) > 0 {
-					k := 1 + p.intN(len(b))
+					k := 1 + p.IntN(len(b))
 					os.Stdout.Write(b[:k])
 					b = b[k:]
-					p.pause()
+					p.Pause()
 				}
 				mu.Unlock()
 			}
@@ -125,7 +88,7 @@ func (r *router) waiting() bool {
 // random. Every line must reach its call within stallAfter.
 func TestStressOnDemand(t *testing.T) {
 	const stallAfter = 3 * time.Second
-	d := stressFor(t, 500*time.Millisecond)
+	d := stress.For(t, 500*time.Millisecond)
 	tests := []struct {
 		name       string
 		idle       bool // the idle timer may wake the reading goroutine (else it never fires: a lost wake-up shows)
@@ -140,13 +103,13 @@ func TestStressOnDemand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			seed := uint64(time.Now().UnixNano())
 			t.Logf("seed %d", seed)
-			pz := newPauser(seed)
-			rt := &router{t: t, pending: map[string]chan struct{}{}, pause: pz.pause}
+			pz := stress.NewPauser(seed)
+			rt := &router{t: t, pending: map[string]chan struct{}{}, pause: pz.Pause}
 			cfg := child("jitter-echo")
-			cfg.Stdout, cfg.Waiting, cfg.pause = rt.stdout, rt.waiting, pz.pause
+			cfg.Stdout, cfg.Waiting, cfg.pause = rt.stdout, rt.waiting, pz.Pause
 			cfg.idleWait = time.Hour
 			if tt.idle {
-				cfg.idleWait = time.Duration(50+pz.intN(3000)) * time.Microsecond
+				cfg.idleWait = time.Duration(50+pz.IntN(3000)) * time.Microsecond
 			}
 			p := start(t, cfg)
 
@@ -162,7 +125,7 @@ func TestStressOnDemand(t *testing.T) {
 							return
 						default:
 						}
-						pz.pause()
+						pz.Pause()
 						p.InterruptRead()
 					}
 				}()
@@ -182,7 +145,7 @@ func TestStressOnDemand(t *testing.T) {
 					stalled.Store(true)
 					return
 				}
-				pz.pause()
+				pz.Pause()
 				if alone {
 					p.ReadStdout(func() bool {
 						select {
@@ -205,8 +168,8 @@ func TestStressOnDemand(t *testing.T) {
 			end := time.Now().Add(d)
 			for time.Now().Before(end) && !stalled.Load() {
 				var wg sync.WaitGroup
-				for range 1 + pz.intN(8) {
-					n := 1 + pz.intN(30)
+				for range 1 + pz.IntN(8) {
+					n := 1 + pz.IntN(30)
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
@@ -214,7 +177,7 @@ func TestStressOnDemand(t *testing.T) {
 							if stalled.Load() {
 								return
 							}
-							pz.pause()
+							pz.Pause()
 							call()
 						}
 					}()
