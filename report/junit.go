@@ -138,9 +138,14 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		Name: r.Tool.Name, Tests: s.Tests, Failures: s.Failures, Errors: s.Errors,
 		Time: s.Time, Suites: []junitSuite{s},
 	}
+	return doc.writeTo(w)
+}
+
+// writeTo writes the document, with its XML declaration, to w.
+func (d *junitSuites) writeTo(w io.Writer) error {
 	x := &xmlWriter{w: bufio.NewWriter(w)}
 	x.raw(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	doc.write(x)
+	d.write(x)
 	x.raw("\n")
 	return x.w.Flush()
 }

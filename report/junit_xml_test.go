@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/xml"
 	"math/rand/v2"
@@ -29,11 +28,7 @@ func encoded(t testing.TB, d *junitSuites) []byte {
 
 func written(d *junitSuites) []byte {
 	var b bytes.Buffer
-	x := &xmlWriter{w: bufio.NewWriter(&b)}
-	x.raw(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	d.write(x)
-	x.raw("\n")
-	x.w.Flush()
+	d.writeTo(&b)
 	return b.Bytes()
 }
 
