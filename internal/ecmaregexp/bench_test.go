@@ -31,7 +31,7 @@ func BenchmarkCorpus(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, s := range cp.inputs {
-			runes[i] = append(runes[i], []rune(s))
+			runes[i] = append(runes[i], codePoints(s))
 		}
 	}
 	b.Run("compile/regexp2", func(b *testing.B) {

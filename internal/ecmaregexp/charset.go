@@ -149,23 +149,20 @@ func property(name string) ([]span, bool) {
 
 func tableSpans(t *unicode.RangeTable) []span {
 	var out []span
-	for _, r := range t.R16 {
-		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
-			if r.Stride == 1 {
-				out = append(out, span{rune(r.Lo), rune(r.Hi)})
-				break
-			}
+	add := func(lo, hi, stride rune) {
+		if stride == 1 {
+			out = append(out, span{lo, hi})
+			return
+		}
+		for c := lo; c <= hi; c += stride {
 			out = append(out, span{c, c})
 		}
 	}
+	for _, r := range t.R16 {
+		add(rune(r.Lo), rune(r.Hi), rune(r.Stride))
+	}
 	for _, r := range t.R32 {
-		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
-			if r.Stride == 1 {
-				out = append(out, span{rune(r.Lo), rune(r.Hi)})
-				break
-			}
-			out = append(out, span{c, c})
-		}
+		add(rune(r.Lo), rune(r.Hi), rune(r.Stride))
 	}
 	return out
 }

@@ -69,10 +69,6 @@ var nodeDifferences = map[string]string{
 //
 // but for nodeDifferences, each of which must be a real difference.
 func TestTablesMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH: the comparison with Node's RegExp needs it")
-	}
 	type tcase struct{ pattern, in string }
 	var cases []tcase
 	for _, tt := range semantics {
@@ -83,20 +79,11 @@ func TestTablesMatchNode(t *testing.T) {
 			cases = append(cases, tcase{tt.pattern, "abc"})
 		}
 	}
-	var stdin strings.Builder
-	for _, c := range cases {
-		fmt.Fprintf(&stdin, "[%s,%s]\n", jsString(c.pattern), jsString(c.in))
+	pairs := make([][2]string, len(cases))
+	for i, c := range cases {
+		pairs[i] = [2]string{c.pattern, c.in}
 	}
-	cmd := exec.Command(node, "-e", nodeScript)
-	cmd.Stdin = strings.NewReader(stdin.String())
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v", err)
-	}
-	var verdicts [][2]int
-	if err := json.Unmarshal(out, &verdicts); err != nil || len(verdicts) != len(cases) {
-		t.Fatalf("node's output %.200q: %v", out, err)
-	}
+	verdicts := nodeVerdicts(t, pairs)
 	differs := map[string]bool{}
 	for i, c := range cases {
 		u, nonU := verdicts[i][0], verdicts[i][1]
@@ -106,7 +93,7 @@ func TestTablesMatchNode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mine = map[bool]int{false: 0, true: 1}[ok]
+			mine = verdict(ok)
 		}
 		want, with := u, "with the u flag"
 		if u < 0 {
@@ -162,4 +149,37 @@ func hasAstral(s string) bool {
 		}
 	}
 	return false
+}
+
+// nodeVerdicts runs nodeScript over cases (pattern, string) and returns its
+// verdicts, with the u flag and without; it skips the test without node.
+func nodeVerdicts(t *testing.T, cases [][2]string) [][2]int {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on PATH: the comparison with Node's RegExp needs it")
+	}
+	var stdin strings.Builder
+	for _, c := range cases {
+		fmt.Fprintf(&stdin, "[%s,%s]\n", jsString(c[0]), jsString(c[1]))
+	}
+	cmd := exec.Command(node, "-e", nodeScript)
+	cmd.Stdin = strings.NewReader(stdin.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var verdicts [][2]int
+	if err := json.Unmarshal(out, &verdicts); err != nil || len(verdicts) != len(cases) {
+		t.Fatalf("node's output %.200q: %v", out, err)
+	}
+	return verdicts
+}
+
+// verdict is a match result as nodeScript writes it: 1 a match, 0 none.
+func verdict(ok bool) int {
+	if ok {
+		return 1
+	}
+	return 0
 }

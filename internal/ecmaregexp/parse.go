@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-
-	"github.com/refereehq/referee/canon"
 )
 
 // op is what a node matches.
@@ -73,11 +71,7 @@ func parse(src string) (*node, int, error) {
 	if len(src) > MaxPatternBytes {
 		return nil, 0, p.fail(0, "pattern of %d bytes is longer than the %d allowed", len(src), MaxPatternBytes)
 	}
-	for i := 0; i < len(src); {
-		r, size := canon.DecodeRune(src[i:])
-		p.pat = append(p.pat, r)
-		i += size
-	}
+	p.pat = codePoints(src)
 	p.prescan()
 	root, err := p.disjunction()
 	if err != nil {
@@ -708,8 +702,7 @@ func (p *parser) class() (*node, bool, error) {
 	if subtraction && p.more() && p.pat[p.pos] == ']' {
 		return nil, false, p.fail(at, "[...-[...]] is .NET class subtraction, not ECMA-262 (escape the [ as \\[ for a literal)")
 	}
-	spans = normalize(spans)
-	if neg {
+	if neg { // complement and setNode normalise the spans
 		spans = complement(spans)
 	}
 	return p.setNode(spans), true, nil

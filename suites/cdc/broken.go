@@ -20,16 +20,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/lazy"
 )
 
 // dialect says how a validator of another language reads an ECMA-262
 // pattern, as replacements of the tokens it reads otherwise. An empty
 // member keeps the token.
 type dialect struct {
-	dollar string        // $ outside a class
-	dot    string        // . outside a class
-	digit  func() string // the contents of a class that is \d
-	space  string        // the contents of a class that is \s
+	dollar string              // $ outside a class
+	dot    string              // . outside a class
+	digit  *lazy.Value[string] // the contents of a class that is \d
+	space  string              // the contents of a class that is \s
 }
 
 // pythonRe is Python's re, as python-jsonschema uses it (re.search): $
@@ -40,7 +41,7 @@ type dialect struct {
 var pythonRe = dialect{
 	dollar: `(?=\n?$)`,
 	dot:    `[^\n]`,
-	digit:  unicodeDigits,
+	digit:  &lazy.Value[string]{New: unicodeDigits},
 	space:  `\t\n\u000b\f\r\u001c-\u001f \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000`,
 }
 
@@ -86,7 +87,7 @@ func (d *dialect) rewrite(pattern string) string {
 			i++
 			switch n := rs[i]; {
 			case (n == 'd' || n == 'D' && !inClass) && d.digit != nil:
-				class(d.digit(), n == 'D')
+				class(d.digit.Get(), n == 'D')
 			case (n == 's' || n == 'S' && !inClass) && d.space != "":
 				class(d.space, n == 'S')
 			default:

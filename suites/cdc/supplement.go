@@ -300,7 +300,6 @@ func (cp *Corpus) applies(sc SupplementCase) bool {
 	return true
 }
 
-// oneSpace collapses every run of white space to one space.
 // schemaHolds reports whether the corpus's schema of r.Shape holds r.
 func (cp *Corpus) schemaHolds(r SchemaRule) bool {
 	doc, err := cp.schemaOf(r.Shape)

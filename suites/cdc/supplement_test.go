@@ -242,7 +242,7 @@ func TestDialects(t *testing.T) {
 		{&pythonRe, `^.*$`, `^[^\n]*(?=\n?$)`, false},
 		{&pythonRe, `^[^/\s]+$`, `^[^/` + pythonRe.space + `]+(?=\n?$)`, false},
 		{&pythonRe, `\S`, `[^` + pythonRe.space + `]`, false},
-		{&pythonRe, `^\d+\.\d+$`, `^[` + pythonRe.digit() + `]+\.[` + pythonRe.digit() + `]+(?=\n?$)`, true},
+		{&pythonRe, `^\d+\.\d+$`, `^[` + pythonRe.digit.Get() + `]+\.[` + pythonRe.digit.Get() + `]+(?=\n?$)`, true},
 		{&re2Classes, `^[^/\s]+/[^/\s]+$`, `^[^/\t\n\f\r ]+/[^/\t\n\f\r ]+$`, false},
 		{&re2Classes, `^\d{4}$`, `^\d{4}$`, false},
 		{&re2Classes, `a.b`, `a[^\n]b`, false},
@@ -253,7 +253,7 @@ func TestDialects(t *testing.T) {
 		}
 	}
 	for _, digit := range []string{`\u0030-\u0039`, `\u0660-\u0669`, `\uff10-\uff19`} {
-		if !strings.Contains(pythonRe.digit(), digit) {
+		if !strings.Contains(pythonRe.digit.Get(), digit) {
 			t.Errorf("Python's \\d lacks %s", digit)
 		}
 	}
