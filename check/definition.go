@@ -24,7 +24,10 @@ type Definition struct {
 	Help     string   // the long help: what the suite sends and expects
 	Examples []string // command lines, each a real example
 	Flags    []Flag   // the suite's own flags
-	Modes    []Mode   // the built-in implementation's broken modes
+	// Modes lists the built-in implementation's broken modes, when asked
+	// (ModeList): a suite whose modes are derived from its own list derives
+	// them then, not at initialisation.
+	Modes func() []Mode
 	// Corpus says what --corpus reads; Embedded, what runs without it ("":
 	// nothing, --corpus is required).
 	Corpus, Embedded string
@@ -286,12 +289,21 @@ func (d *Definition) CheckMode(mode string) error {
 	if mode == "" {
 		return nil
 	}
-	for _, m := range d.Modes {
+	modes := d.ModeList()
+	for _, m := range modes {
 		if m.Name == mode {
 			return nil
 		}
 	}
-	return Usagef("%s: no broken mode %q (modes: %s)", d.Name, mode, strings.Join(ModeNames(d.Modes), ", "))
+	return Usagef("%s: no broken mode %q (modes: %s)", d.Name, mode, strings.Join(ModeNames(modes), ", "))
+}
+
+// ModeList returns d's broken modes; none when it declares no Modes.
+func (d *Definition) ModeList() []Mode {
+	if d.Modes == nil {
+		return nil
+	}
+	return d.Modes()
 }
 
 // ExitCode ends a command with that exit status once it has said all it

@@ -104,7 +104,7 @@ func TestEveryBrokenModeIsFound(t *testing.T) {
 			t.Errorf("%s is fuzzable: give it a count in counts", def.Name)
 			continue
 		}
-		for _, m := range def.Modes {
+		for _, m := range def.ModeList() {
 			t.Run(def.Name+"/"+m.Name, func(t *testing.T) {
 				t.Parallel()
 				out := t.TempDir()

@@ -25,8 +25,10 @@ var toy = check.Definition{
 	Summary:  "upper-cases strings",
 	Embedded: "three strings",
 	Corpus:   "a directory (the toy suite ignores it)",
-	Modes:    []check.Mode{{Name: "lower", Doc: "lower-cases instead"}, {Name: "sloppy", Doc: "passes the must check only"}},
-	Flags:    []check.Flag{{Name: "salt", Usage: "a flag that changes the checks", Repro: true}},
+	Modes: func() []check.Mode {
+		return []check.Mode{{Name: "lower", Doc: "lower-cases instead"}, {Name: "sloppy", Doc: "passes the must check only"}}
+	},
+	Flags: []check.Flag{{Name: "salt", Usage: "a flag that changes the checks", Repro: true}},
 	Load: func(o check.LoadOptions) (*check.Loaded, error) {
 		call := func(in string) func(ctx context.Context, s *check.Session) check.Outcome {
 			return func(ctx context.Context, s *check.Session) check.Outcome {

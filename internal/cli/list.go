@@ -55,7 +55,7 @@ func newListCmd(e *env) *cobra.Command {
 				return unknownSuite(args[0])
 			}
 			if modes {
-				for _, m := range def.Modes {
+				for _, m := range def.ModeList() {
 					fmt.Fprintf(e.stdout, "%-20s %s\n", m.Name, m.Doc)
 				}
 				return nil

@@ -49,7 +49,7 @@ func newServeSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 		Args: cobra.NoArgs,
 	}
 	f := c.Flags()
-	f.StringVar(&mode, "mode", "", "serve a deliberately broken `MODE`: "+strings.Join(check.ModeNames(def.Modes), ", "))
+	f.StringVar(&mode, "mode", "", "serve a deliberately broken `MODE`: "+strings.Join(check.ModeNames(def.ModeList()), ", "))
 	f.StringVar(&addr, "http", "", "serve over HTTP on `ADDR` (e.g. 127.0.0.1:8785) instead of stdio")
 	maxFileSize := new(byteSize) // 0: the default limit
 	if def.Corpus != "" {

@@ -125,8 +125,9 @@ func completeCheckIDs(toComplete string) ([]string, cobra.ShellCompDirective) {
 // completeModes completes --mode with a suite's broken modes and their docs.
 func completeModes(def *check.Definition) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		out := make([]string, len(def.Modes))
-		for i, m := range def.Modes {
+		modes := def.ModeList()
+		out := make([]string, len(modes))
+		for i, m := range modes {
 			out[i] = m.Name + "\t" + m.Doc
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp

@@ -69,7 +69,9 @@ surrogate or a number's lexeme.`,
 		// A repro runs one check by ID, and no check changes with the flag:
 		// it only leaves the supplement's out.
 	}},
-	Modes:    modes,
+	Modes: func() []check.Mode {
+		return check.ModesOf(Modes, func(m *Mode) (string, string) { return m.Name, m.Doc })
+	},
 	Corpus:   corpusDoc,
 	Embedded: "the published release npm @cognitive-delivery/contract 1.0.2, byte for byte, with its licence and provenance (suites/cdc/corpus)",
 	Load:     load,

@@ -45,16 +45,16 @@ func TestDefinition(t *testing.T) {
 	if !strings.Contains(d.Help, EmbeddedRelease[1:]) {
 		t.Errorf("the help does not name the embedded release %s", EmbeddedRelease)
 	}
-	if !slices.Equal(check.ModeNames(d.Modes), func() []string {
+	if !slices.Equal(check.ModeNames(d.ModeList()), func() []string {
 		var n []string
 		for _, m := range Modes {
 			n = append(n, m.Name)
 		}
 		return n
 	}()) {
-		t.Errorf("modes %v", check.ModeNames(d.Modes))
+		t.Errorf("modes %v", check.ModeNames(d.ModeList()))
 	}
-	for _, m := range d.Modes {
+	for _, m := range d.ModeList() {
 		if m.Doc == "" {
 			t.Errorf("mode %s has no doc", m.Name)
 		}

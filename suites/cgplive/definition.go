@@ -19,10 +19,11 @@ import (
 // read from when --token is not given.
 const DefaultTokenEnv = "REFEREE_CGP_TOKEN"
 
-var tokenFlags = []check.Flag{
-	{Name: "token", Usage: "a bearer `TOKEN` for the --url provider (prefer --token-env)"},
-	{Name: "token-env", Default: DefaultTokenEnv, Usage: "read the bearer token from the environment variable `VAR`"},
-}
+// The bearer token's flags, of run and of inspect http.
+var (
+	flagToken    = check.Flag{Name: "token", Usage: "a bearer `TOKEN` for the --url provider (prefer --token-env)"}
+	flagTokenEnv = check.Flag{Name: "token-env", Default: DefaultTokenEnv, Usage: "read the bearer token from the environment variable `VAR`"}
+)
 
 // Definition declares the live cgp suite to the engine.
 var Definition = check.Definition{
@@ -53,8 +54,8 @@ never printed.`,
 		"referee run cgp --url http://127.0.0.1:8080/contextgraph --format native",
 		"referee run cgp --mode lying-costs",
 	},
-	Flags: tokenFlags,
-	Modes: modes(),
+	Flags: []check.Flag{flagToken, flagTokenEnv},
+	Modes: modes,
 	Live:  true,
 	Load: func(o check.LoadOptions) (*check.Loaded, error) {
 		return &check.Loaded{Suite: suite(), Native: native, Connect: connect}, nil
@@ -69,7 +70,7 @@ never printed.`,
 	ServeFlags: []check.Flag{
 		{Name: "docs", Usage: "serve the files of `DIR` (default: the embedded documents)"},
 	},
-	Commands: []check.Command{inspectCommand},
+	Commands: inspectCommands,
 }
 
 func modes() []check.Mode {

@@ -16,14 +16,16 @@ import (
 	"github.com/refereehq/referee/report"
 )
 
-var inspectFlags = []check.Flag{
-	{Name: "format", Default: "text", Usage: "the suite's report on stdout, as run writes it: text, json, junit, markdown or html (the probe's text then goes to stderr)"},
-	{Name: "query", Usage: "send one query with this `GOAL` (max 8 frames, 4096 tokens) and list its frames"},
-	{Name: "json", Kind: check.FlagBool, Usage: "print one JSON document on stdout; human text goes to stderr"},
-	{Name: "no-color", Kind: check.FlagBool, Usage: "no colour (NO_COLOR is honoured too)"},
-}
+// The flags of inspect's subcommands, each declared once.
+var (
+	flagFormat   = check.Flag{Name: "format", Default: "text", Usage: "the suite's report on stdout, as run writes it: text, json, junit, markdown or html (the probe's text then goes to stderr)"}
+	flagQuery    = check.Flag{Name: "query", Usage: "send one query with this `GOAL` (max 8 frames, 4096 tokens) and list its frames"}
+	flagJSON     = check.Flag{Name: "json", Kind: check.FlagBool, Usage: "print one JSON document on stdout; human text goes to stderr"}
+	flagNoColor  = check.Flag{Name: "no-color", Kind: check.FlagBool, Usage: "no colour (NO_COLOR is honoured too)"}
+	flagCleanEnv = check.Flag{Name: "clean-env", Kind: check.FlagBool, Usage: "start the provider with PATH and HOME only, as the reference host does"}
+)
 
-var inspectCommand = check.Command{
+var inspectCommands = []check.Command{{
 	Name:    "inspect",
 	Summary: "Probe a Context Graph provider, then run the cgp suite against it",
 	Help: `inspect shows what a Context Graph provider says about itself (identity,
@@ -44,10 +46,9 @@ exits as referee run does.`,
 			Name:    "stdio",
 			Use:     "[--query GOAL] [--json] -- PROGRAM ARGS...",
 			Summary: "Inspect a provider program speaking CGP on stdio",
-			Flags: append(inspectFlags[:len(inspectFlags):len(inspectFlags)],
-				check.Flag{Name: "clean-env", Kind: check.FlagBool, Usage: "start the provider with PATH and HOME only, as the reference host does"}),
-			Args: [2]int{1, -1},
-			Dash: true,
+			Flags:   []check.Flag{flagFormat, flagQuery, flagJSON, flagNoColor, flagCleanEnv},
+			Args:    [2]int{1, -1},
+			Dash:    true,
 			Run: func(ctx context.Context, inv *check.Invocation) error {
 				// The provider's stderr, copied live, as run copies it.
 				spec := check.Spec{Argv: inv.Args, Stderr: termsafe.NewWriter(inv.Stderr, "provider: "), Flags: inv.Flags}
@@ -61,7 +62,7 @@ exits as referee run does.`,
 			Name:    "http",
 			Use:     "URL [--query GOAL] [--json]",
 			Summary: "Inspect a provider served over HTTP",
-			Flags:   append(inspectFlags[:len(inspectFlags):len(inspectFlags)], tokenFlags...),
+			Flags:   []check.Flag{flagFormat, flagQuery, flagJSON, flagNoColor, flagToken, flagTokenEnv},
 			Args:    [2]int{1, 1},
 			Run: func(ctx context.Context, inv *check.Invocation) error {
 				if err := loopbackOnly(inv.Args[0]); err != nil {
@@ -71,7 +72,7 @@ exits as referee run does.`,
 			},
 		},
 	},
-}
+}}
 
 // inspectDoc is inspect's --json document.
 type inspectDoc struct {

@@ -61,7 +61,9 @@ with none of them is a usage error.`,
 		Usage: "read the vector files from `DIR`, in upstream's repository layout, instead of the embedded copies",
 		Repro: true,
 	}},
-	Modes:    modes,
+	Modes: func() []check.Mode {
+		return check.ModesOf(Modes, func(m *Mode) (string, string) { return m.Name, m.Doc })
+	},
 	Corpus:   "a Context Graph fixture profile directory in the upstream layout: manifest.json and the seven files of contextgraph-conformance's fixtures/contextgraph-1.0/ (e.g. ../shared/corpora/cgp/contextgraph-1.0); or a corpus of found vectors that referee fuzz cgp-vectors --out wrote",
 	Embedded: "referee's own fixture profile 1.1.0 (upstream's cases and more), with the embedded copies of upstream's vector files",
 	Load:     load,

@@ -21,12 +21,12 @@ func TestDefinition(t *testing.T) {
 	if len(d.Flags) != 1 || d.Flags[0].Name != FlagVectors || d.Flags[0].Kind != check.FlagString || !d.Flags[0].Repro || !strings.Contains(d.Flags[0].Usage, "`DIR`") {
 		t.Errorf("flags: %+v", d.Flags)
 	}
-	if len(d.Modes) != len(Modes) {
-		t.Fatalf("%d modes, want %d", len(d.Modes), len(Modes))
+	if len(d.ModeList()) != len(Modes) {
+		t.Fatalf("%d modes, want %d", len(d.ModeList()), len(Modes))
 	}
 	for i, m := range Modes {
-		if d.Modes[i].Name != m.Name || d.Modes[i].Doc == "" {
-			t.Errorf("mode %d: %+v, want %s", i, d.Modes[i], m.Name)
+		if d.ModeList()[i].Name != m.Name || d.ModeList()[i].Doc == "" {
+			t.Errorf("mode %d: %+v, want %s", i, d.ModeList()[i], m.Name)
 		}
 	}
 	if err := d.CheckMode("codepoint-order"); err != nil {

@@ -80,7 +80,7 @@ func TestReferencePassesUpstream(t *testing.T) {
 
 func TestEveryCheckCanFail(t *testing.T) {
 	broken := map[string]adapter.Starter{}
-	for _, m := range Definition.Modes {
+	for _, m := range Definition.ModeList() {
 		broken[m.Name] = reference(t, m.Name)
 	}
 	checktest.EveryCheckCanFail(t, embeddedSuite(t), broken)
@@ -364,7 +364,7 @@ func TestDefinition(t *testing.T) {
 		t.Errorf("unknown mode: %v", err)
 	}
 	seen := map[string]bool{}
-	for _, m := range Definition.Modes {
+	for _, m := range Definition.ModeList() {
 		if _, ok := brokenModes.Get()[m.Name]; !ok || seen[m.Name] || m.Doc == "" {
 			t.Errorf("mode %q: undocumented, duplicated, or without behaviour", m.Name)
 		}

@@ -27,7 +27,7 @@ referee's decode-v1.json, limits-v1.json and refuse-v1.json when present, e.g.
 		"referee run crosslink --corpus ../shared/corpora/crosslink --format native -- python3 examples/adapters/python/crosslink.py",
 		"referee run crosslink --mode codepoint-order --run 'crosslink/cases/keys-*'",
 	},
-	Modes:    modes,
+	Modes:    func() []check.Mode { return modes },
 	Corpus:   "a directory in the upstream layout: messages-v1.json and invalid-v1.json, and referee's decode-v1.json, limits-v1.json and refuse-v1.json when present (e.g. ../shared/corpora/crosslink)",
 	Embedded: "referee's corpus (suites/crosslink/corpus): upstream's cases and more, every message kind, decode and frame-size cases, values to refuse",
 	Load:     load,

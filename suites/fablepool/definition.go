@@ -57,7 +57,9 @@ verification test; --results DIR writes the native report.json into DIR.`,
 		{Name: FlagResults, Kind: check.FlagString, Usage: "write the native report.json into `DIR`", Output: true},
 		{Name: FlagWycheproof, Kind: check.FlagString, Usage: "also run the Wycheproof Ed25519 verify tests in `FILE`", Repro: true},
 	},
-	Modes:    modes,
+	Modes: func() []check.Mode {
+		return check.ModesOf(Modes, func(m *Mode) (string, string) { return m.Name, m.Doc })
+	},
 	Corpus:   "a directory holding canonicalization.json, signing.json and op_scenarios.json (each also read under a draft- name), and recorded.json when present, e.g. ../shared/corpora/fablepool",
 	Embedded: "referee's FablePool vectors: every vector and scenario of the independent draft under the same name, referee's own, and their recorded.json",
 	Load:     load,

@@ -423,15 +423,15 @@ func TestDefinition(t *testing.T) {
 	if !reflect.DeepEqual(repro, map[string]bool{FlagRecord: false, FlagRecorded: true, FlagResults: false, FlagWycheproof: true}) {
 		t.Errorf("flags (name: repro) = %v", repro)
 	}
-	if len(Definition.Modes) != len(Modes) {
-		t.Errorf("%d modes declared, %d built in", len(Definition.Modes), len(Modes))
+	if len(Definition.ModeList()) != len(Modes) {
+		t.Errorf("%d modes declared, %d built in", len(Definition.ModeList()), len(Modes))
 	}
-	for i := range min(len(Definition.Modes), len(Modes)) {
-		if Definition.Modes[i].Name != Modes[i].Name {
-			t.Errorf("mode %d: documented as %q, built in as %q", i, Definition.Modes[i].Name, Modes[i].Name)
+	for i := range min(len(Definition.ModeList()), len(Modes)) {
+		if Definition.ModeList()[i].Name != Modes[i].Name {
+			t.Errorf("mode %d: documented as %q, built in as %q", i, Definition.ModeList()[i].Name, Modes[i].Name)
 		}
 	}
-	for _, m := range Definition.Modes {
+	for _, m := range Definition.ModeList() {
 		if err := Definition.CheckMode(m.Name); err != nil || m.Doc == "" {
 			t.Errorf("mode %q: %v, doc %q", m.Name, err, m.Doc)
 		}

@@ -21,6 +21,7 @@ import (
 // of the suite fails under at least one mode.
 type Mode struct {
 	Name string
+	Doc  string
 
 	profile      *canon.Profile // canonical JSON with other rules
 	writer       *mutant.Writer // canonical JSON written this way once the profile accepts the value
@@ -45,60 +46,30 @@ type Mode struct {
 
 // Modes lists the built-in adapter's broken modes.
 var Modes = []Mode{
-	{Name: "utf16-order", profile: &canon.Profile{Name: "utf16-integer", Keys: canon.UTF16, Numbers: canon.Integer}},
-	{Name: "es6-numbers", profile: &canon.Profile{Name: "codepoint-es6", Keys: canon.CodePoint, Numbers: canon.ES6}},
-	{Name: "escape-surrogates", profile: &canon.Profile{Name: "codepoint-integer-escape", Keys: canon.CodePoint, Numbers: canon.Integer, Surrogates: canon.EscapeSurrogates}},
-	{Name: "unsorted", writer: &mutant.Writer{Keys: mutant.Unsorted}},
-	{Name: "ascii-escape", writer: &mutant.Writer{Keys: mutant.CodePoint, Strings: mutant.ASCII}},
-	{Name: "uppercase-hex", writer: &mutant.Writer{Keys: mutant.CodePoint, Strings: mutant.UpperHex}},
-	{Name: "int32", int32: true},
-	{Name: "objects-only", objectsOnly: true},
-	{Name: "omit-empty", omitEmpty: true},
-	{Name: "accept-duplicates", lenientDupes: true},
-	{Name: "integral-floats", floatOK: true},
-	{Name: "id-over-signed-op", idOverSigned: true},
-	{Name: "sig-unchecked-after-id", skipSigAfter: true},
-	{Name: "prev-order-ignored", sortPrev: true},
-	{Name: "uppercase-hex-ids", upperHex: true},
-	{Name: "rubber-stamp", rubberStamp: true},
-	{Name: "prehash", prehash: true},
-	{Name: "wrong-key", wrongSeed: true},
-	{Name: "verify-over-op", verifyOverOp: true},
-	{Name: "hash-first", hashFirst: true},
-	{Name: "one-error-code", oneCode: true},
-	{Name: "host-parsed", hostParsed: true},
-	{Name: "compact-input-only", compactIn: true},
-	{Name: "proto-dropped", writer: &mutant.Writer{Keys: mutant.CodePoint, DropProto: true}},
-}
-
-// modes documents Modes, in the same order, as the engine declares them: a
-// list of its own, so that it is laid out as data (the suite's definition
-// test holds the two lists to one another).
-var modes = []check.Mode{
-	{Name: "utf16-order", Doc: "sorts keys by UTF-16 code units (JCS), not by code point"},
-	{Name: "es6-numbers", Doc: "accepts any number and writes it as ECMAScript does, instead of integers only"},
-	{Name: "escape-surrogates", Doc: `writes lone surrogates as \udxxx instead of canonical_unsupported`},
-	{Name: "unsorted", Doc: "keeps members in input order"},
-	{Name: "ascii-escape", Doc: `escapes non-ASCII as \uXXXX, as Python's json.dumps does by default`},
-	{Name: "uppercase-hex", Doc: `writes control escapes in uppercase hex (\u001F)`},
-	{Name: "int32", Doc: "refuses integers beyond ±(2^31−1), as a 32-bit integer type would"},
-	{Name: "objects-only", Doc: "canonicalises only objects, refusing other top-level values"},
-	{Name: "omit-empty", Doc: "drops members whose value is null, \"\", [] or {}, as Go's omitempty does"},
-	{Name: "accept-duplicates", Doc: "accepts duplicate keys, the last one winning"},
-	{Name: "integral-floats", Doc: "treats 1.0 as the integer 1"},
-	{Name: "id-over-signed-op", Doc: "computes the id over the body and the signature"},
-	{Name: "sig-unchecked-after-id", Doc: "does not check the signature once the id matches the body"},
-	{Name: "prev-order-ignored", Doc: "sorts prev before hashing and signing, so reordered links verify"},
-	{Name: "uppercase-hex-ids", Doc: "accepts uppercase hex in id, sig and author"},
-	{Name: "rubber-stamp", Doc: "verify and verify_op say yes to everything well formed"},
-	{Name: "prehash", Doc: "signs, verifies and (for ops) hashes ids over SHA-512(message), Ed25519ph-style, not the message itself"},
-	{Name: "wrong-key", Doc: "derives the public key from a different seed"},
-	{Name: "verify-over-op", Doc: "verify_op checks the signature over the whole op (id and sig included), not the body"},
-	{Name: "hash-first", Doc: "verify_op checks the id and signature before the envelope's members and formats"},
-	{Name: "one-error-code", Doc: "canonicalize reports every rejection as canonical_unsupported"},
-	{Name: "host-parsed", Doc: "reads sign_op's body and verify_op's op as JavaScript's JSON.parse does, ignoring body_text and op_text: 1.0 is the integer 1, the last of two duplicate members wins"},
-	{Name: "compact-input-only", Doc: "verify_op refuses an op_text with whitespace between tokens, as verifiers that demand compact text do, though the profile verifies any spelling of an op"},
-	{Name: "proto-dropped", Doc: "drops members named __proto__, as JavaScript code that copies members into a plain object does"},
+	{Name: "utf16-order", Doc: "sorts keys by UTF-16 code units (JCS), not by code point", profile: &canon.Profile{Name: "utf16-integer", Keys: canon.UTF16, Numbers: canon.Integer}},
+	{Name: "es6-numbers", Doc: "accepts any number and writes it as ECMAScript does, instead of integers only", profile: &canon.Profile{Name: "codepoint-es6", Keys: canon.CodePoint, Numbers: canon.ES6}},
+	{Name: "escape-surrogates", Doc: `writes lone surrogates as \udxxx instead of canonical_unsupported`, profile: &canon.Profile{Name: "codepoint-integer-escape", Keys: canon.CodePoint, Numbers: canon.Integer, Surrogates: canon.EscapeSurrogates}},
+	{Name: "unsorted", Doc: "keeps members in input order", writer: &mutant.Writer{Keys: mutant.Unsorted}},
+	{Name: "ascii-escape", Doc: `escapes non-ASCII as \uXXXX, as Python's json.dumps does by default`, writer: &mutant.Writer{Keys: mutant.CodePoint, Strings: mutant.ASCII}},
+	{Name: "uppercase-hex", Doc: `writes control escapes in uppercase hex (\u001F)`, writer: &mutant.Writer{Keys: mutant.CodePoint, Strings: mutant.UpperHex}},
+	{Name: "int32", Doc: "refuses integers beyond ±(2^31−1), as a 32-bit integer type would", int32: true},
+	{Name: "objects-only", Doc: "canonicalises only objects, refusing other top-level values", objectsOnly: true},
+	{Name: "omit-empty", Doc: "drops members whose value is null, \"\", [] or {}, as Go's omitempty does", omitEmpty: true},
+	{Name: "accept-duplicates", Doc: "accepts duplicate keys, the last one winning", lenientDupes: true},
+	{Name: "integral-floats", Doc: "treats 1.0 as the integer 1", floatOK: true},
+	{Name: "id-over-signed-op", Doc: "computes the id over the body and the signature", idOverSigned: true},
+	{Name: "sig-unchecked-after-id", Doc: "does not check the signature once the id matches the body", skipSigAfter: true},
+	{Name: "prev-order-ignored", Doc: "sorts prev before hashing and signing, so reordered links verify", sortPrev: true},
+	{Name: "uppercase-hex-ids", Doc: "accepts uppercase hex in id, sig and author", upperHex: true},
+	{Name: "rubber-stamp", Doc: "verify and verify_op say yes to everything well formed", rubberStamp: true},
+	{Name: "prehash", Doc: "signs, verifies and (for ops) hashes ids over SHA-512(message), Ed25519ph-style, not the message itself", prehash: true},
+	{Name: "wrong-key", Doc: "derives the public key from a different seed", wrongSeed: true},
+	{Name: "verify-over-op", Doc: "verify_op checks the signature over the whole op (id and sig included), not the body", verifyOverOp: true},
+	{Name: "hash-first", Doc: "verify_op checks the id and signature before the envelope's members and formats", hashFirst: true},
+	{Name: "one-error-code", Doc: "canonicalize reports every rejection as canonical_unsupported", oneCode: true},
+	{Name: "host-parsed", Doc: "reads sign_op's body and verify_op's op as JavaScript's JSON.parse does, ignoring body_text and op_text: 1.0 is the integer 1, the last of two duplicate members wins", hostParsed: true},
+	{Name: "compact-input-only", Doc: "verify_op refuses an op_text with whitespace between tokens, as verifiers that demand compact text do, though the profile verifies any spelling of an op", compactIn: true},
+	{Name: "proto-dropped", Doc: "drops members named __proto__, as JavaScript code that copies members into a plain object does", writer: &mutant.Writer{Keys: mutant.CodePoint, DropProto: true}},
 }
 
 // Handler is the built-in adapter: protocols/fablepool, honest or broken.

@@ -80,7 +80,7 @@ func TestReferencePasses(t *testing.T) {
 // check must fail too, though not every mode fails one there.
 func TestEveryCheckCanFail(t *testing.T) {
 	broken := map[string]adapter.Starter{}
-	for _, m := range Definition.Modes {
+	for _, m := range Definition.ModeList() {
 		h, err := Reference(m.Name)
 		if err != nil {
 			t.Fatal(err)
@@ -267,7 +267,7 @@ func TestReferenceModes(t *testing.T) {
 		t.Errorf("unknown mode error = %v", err)
 	}
 	seen := map[string]bool{}
-	for _, m := range Definition.Modes {
+	for _, m := range Definition.ModeList() {
 		if seen[m.Name] || m.Doc == "" {
 			t.Errorf("mode %q duplicated or undocumented", m.Name)
 		}
