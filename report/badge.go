@@ -21,7 +21,7 @@ type Badge struct {
 // red for any other exit status but incomplete, lightgrey incomplete (the
 // message says so).
 func NewBadge(r *Report) Badge {
-	b := Badge{SchemaVersion: 1, Label: r.Suite.Name, Message: fmt.Sprintf("%d/%d passed", r.Counts.Pass, len(r.Checks))}
+	b := Badge{SchemaVersion: 1, Label: r.Suite.Name, Message: fmt.Sprintf("%d/%d passed", r.Counts.Pass, r.Len())}
 	switch code := r.ExitCode(); {
 	case !r.Complete:
 		b.Message += ", incomplete"

@@ -202,7 +202,7 @@ func verdict(r *Report) (words, class string) {
 	switch {
 	case !r.Complete:
 		return "INCOMPLETE", "incomplete"
-	case r.Shard != nil && len(r.Checks) == 0:
+	case r.Shard != nil && r.Len() == 0:
 		return "AN EMPTY SHARD", "ok"
 	case r.Conformant && r.Baseline != nil && r.Baseline.Stale > 0:
 		return "CONFORMANT, BUT THE BASELINE IS STALE", "fail"
@@ -228,7 +228,7 @@ func htmlView(r *Report, anchor string) *htmlReport {
 		Suite: r.Suite.Name, Corpus: r.Suite.Corpus, Digest: r.Suite.CorpusDigest,
 		Tool: strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version), Started: r.Started,
 		Implementation: describe(r.Implementation), Duration: fmt.Sprintf("%.2f s", float64(r.DurationMS)/1000),
-		Strict: r.Strict, Complete: r.Complete, Counts: r.Counts, Total: len(r.Checks), Baseline: r.Baseline,
+		Strict: r.Strict, Complete: r.Complete, Counts: r.Counts, Total: r.Len(), Baseline: r.Baseline,
 	}
 	if r.Suite.Version != "" {
 		v.Suite += " " + r.Suite.Version
@@ -236,7 +236,7 @@ func htmlView(r *Report, anchor string) *htmlReport {
 	if r.Shard != nil {
 		v.Shard = fmt.Sprintf("%d/%d", r.Shard.Index, r.Shard.Count)
 	}
-	for i, c := range r.Checks {
+	for i, c := range r.All() {
 		status, tag := statusOf(c)
 		hc := &htmlCheck{
 			Anchor: fmt.Sprintf("%s%d", anchor, i+1), ID: c.ID, Status: status, Tag: tag, Level: c.Level,

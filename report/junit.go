@@ -68,7 +68,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	secs := func(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
 	s := junitSuite{
 		Name:      r.Suite.Name,
-		Tests:     len(r.Checks),
+		Tests:     r.Len(),
 		Failures:  r.Counts.Fail,
 		Errors:    r.Counts.Error,
 		Skipped:   r.Counts.NotChecked,
@@ -92,7 +92,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	if b := r.Baseline; b != nil {
 		s.Properties = append(s.Properties, junitProperty{"baseline", fmt.Sprintf("%d known failing, %d known flaky, %d unexpected, %d stale", b.KnownFailing, b.KnownFlaky, b.Unexpected, b.Stale)})
 	}
-	for _, c := range r.Checks {
+	for _, c := range r.All() {
 		jc := junitCase{Name: c.ID, Classname: classname(c.ID), Time: secs(c.DurationMS)}
 		out := []string{"level: " + c.Level}
 		if c.Outcome != "" {

@@ -66,6 +66,10 @@ func TestLeanReport(t *testing.T) {
 			"json":        func(b *bytes.Buffer, r *Report) error { return WriteJSON(b, r) },
 			"text":        func(b *bytes.Buffer, r *Report) error { return WriteText(b, r, TextOptions{}) },
 			"text passes": func(b *bytes.Buffer, r *Report) error { return WriteText(b, r, TextOptions{Passes: true, Color: true}) },
+			"junit":       func(b *bytes.Buffer, r *Report) error { return WriteJUnit(b, r) },
+			"html":        func(b *bytes.Buffer, r *Report) error { return WriteHTML(b, r) },
+			"markdown":    func(b *bytes.Buffer, r *Report) error { return WriteMarkdown(b, r, MarkdownOptions{}) },
+			"badge":       func(b *bytes.Buffer, r *Report) error { return WriteBadge(b, r) },
 		} {
 			var a, b bytes.Buffer
 			if err := write(&a, lean); err != nil {
@@ -77,6 +81,9 @@ func TestLeanReport(t *testing.T) {
 			if !bytes.Equal(a.Bytes(), b.Bytes()) {
 				t.Errorf("strict %v: %s of the lean report:\n%s\nof the whole one:\n%s", strict, name, a.Bytes(), b.Bytes())
 			}
+		}
+		if lean.Checks != nil {
+			t.Error("writing the lean report made and kept its checks")
 		}
 		var read []Check
 		for i, c := range lean.All() {

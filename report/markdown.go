@@ -45,7 +45,7 @@ func WriteMarkdown(w io.Writer, r *Report, o MarkdownOptions) error {
 	p.line("| passed | failed | warnings | not checked | errors | total |")
 	p.line("|---:|---:|---:|---:|---:|---:|")
 	n := r.Counts
-	p.line("| %d | %d | %d | %d | %d | %d |", n.Pass, n.Fail, n.Warn, n.NotChecked, n.Error, len(r.Checks))
+	p.line("| %d | %d | %d | %d | %d | %d |", n.Pass, n.Fail, n.Warn, n.NotChecked, n.Error, r.Len())
 	p.line("")
 	if !r.Complete {
 		p.line("**Incomplete**: the run did not finish; these verdicts are not a conformance result.")
@@ -188,7 +188,7 @@ func facts(r *Report) string {
 func problemsOf(r *Report) []Check {
 	var out []Check
 	for _, kind := range []string{"FAIL", "ERROR", "STALE", "WARN", "NOT CHECKED"} {
-		for _, c := range r.Checks {
+		for _, c := range r.All() {
 			if problemTag(c) == kind {
 				out = append(out, c)
 			}

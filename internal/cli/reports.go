@@ -64,11 +64,11 @@ func (r *reportFlags) write(e *env, rep *report.Report, native func() any) error
 	color := !r.noColor && os.Getenv("NO_COLOR") == "" && isTerminal(e.stdout)
 	write := map[string]func(io.Writer) error{
 		"json":     func(w io.Writer) error { return report.WriteJSON(w, rep) },
-		"junit":    func(w io.Writer) error { return report.WriteJUnit(w, rep.Full()) },
+		"junit":    func(w io.Writer) error { return report.WriteJUnit(w, rep) },
 		"native":   func(w io.Writer) error { return report.WriteNative(w, native()) },
-		"html":     func(w io.Writer) error { return report.WriteHTML(w, rep.Full()) },
-		"markdown": func(w io.Writer) error { return report.WriteMarkdown(w, rep.Full(), report.MarkdownOptions{}) },
-		"badge":    func(w io.Writer) error { return report.WriteBadge(w, rep.Full()) },
+		"html":     func(w io.Writer) error { return report.WriteHTML(w, rep) },
+		"markdown": func(w io.Writer) error { return report.WriteMarkdown(w, rep, report.MarkdownOptions{}) },
+		"badge":    func(w io.Writer) error { return report.WriteBadge(w, rep) },
 		"text": func(w io.Writer) error {
 			return report.WriteText(w, rep, report.TextOptions{Color: color, Passes: !r.quiet})
 		},
