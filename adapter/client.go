@@ -90,8 +90,8 @@ func (c *Client) connect(ctx context.Context) (Conn, Hello, error) {
 		}
 	}
 	if err != nil {
+		conn.Close() // first: its stderr is then whole
 		stderr := conn.Stderr()
-		conn.Close()
 		var f *Fault
 		if errors.As(err, &f) && f.Kind != FaultHello && f.Kind != FaultStart {
 			f = &Fault{Kind: FaultHello, Msg: "no valid hello reply", Line: f.Line, Err: f}

@@ -85,9 +85,9 @@ func TestDeepReplyIsRefused(t *testing.T) {
 	}
 }
 
-// FuzzReplyID: the id read from a line's start is the id a strict parse of
+// FuzzLeadingID: the id read from a line's start is the id a strict parse of
 // the line gives, whenever the line is a valid reply.
-func FuzzReplyID(f *testing.F) {
+func FuzzLeadingID(f *testing.F) {
 	for _, s := range []string{
 		`{"id":7,"ok":1}`, `{"id":0,"ok":1}`, `{"id":07,"ok":1}`, `{"id":-1,"ok":1}`,
 		`{"id":1,"ok":1,"id":2}`, `{"id":12345678901234567890,"ok":1}`, `{"id":1}`,
@@ -106,7 +106,7 @@ func FuzzReplyID(f *testing.F) {
 	})
 }
 
-func TestReplyID(t *testing.T) {
+func TestLeadingID(t *testing.T) {
 	tests := []struct {
 		line string
 		id   int64

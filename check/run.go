@@ -289,9 +289,10 @@ func runOne(ctx context.Context, target Target, client *adapter.Client, c *Check
 			res.Evidence.Notes = append(res.Evidence.Notes, fmt.Sprintf("offending line: %q", f.Line))
 		}
 	}
-	res.Evidence.Stderr = target.Stderr()
 	if s.stderr != nil {
 		res.Evidence.Stderr = *s.stderr
+	} else {
+		res.Evidence.Stderr = target.Stderr()
 	}
 	if opt.Repro != nil && len(s.exchanges) > 0 {
 		res.Evidence.Repro = opt.Repro(c.ID, s.exchanges)
