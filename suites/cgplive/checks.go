@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/canon"
-	"github.com/refereehq/referee/internal/lazy"
 	"github.com/refereehq/referee/internal/regularfile"
 	"github.com/refereehq/referee/protocols/cgp"
 	"github.com/refereehq/referee/protocols/cgp/host"
@@ -38,16 +37,21 @@ func (r *runner) handshake() outcome {
 		p.Name, p.Version, df.Reads, df.Writes, df.Egress, kindsList(c.Query.Kinds), c.Graph)
 }
 
-// baseScopes are the egress scopes SPEC defines; all but local-only leave the machine.
-var baseScopes = &lazy.Value[map[string]bool]{New: func() map[string]bool {
-	return map[string]bool{"local-only": true, "org-tenant": true, "third-party-index": true, "third-party-model": true}
-}}
+// baseScope reports whether s is an egress scope SPEC defines; all but
+// local-only leave the machine.
+func baseScope(s string) bool {
+	switch s {
+	case "local-only", "org-tenant", "third-party-index", "third-party-model":
+		return true
+	}
+	return false
+}
 
 func consentScope(ack *cgp.Envelope) outcome {
 	df := ack.Provider.DataFlow
 	var problems []string
 	for _, s := range df.EgressScopes {
-		if !baseScopes.Get()[s] {
+		if !baseScope(s) {
 			vendor, name, ok := strings.Cut(s, ":")
 			if !ok || vendor == "" || name == "" || strings.Contains(name, ":") {
 				problems = append(problems, fmt.Sprintf("scope %q is neither a base scope nor a namespaced vendor:name", s))
@@ -278,17 +282,21 @@ func (r *runner) asOf(ctx context.Context) outcome {
 	return pass("%s; none falls outside its validity window [valid_from, valid_to) (§Q2)", strings.Join(counts, ", "))
 }
 
-// baseKinds are the frame kinds SPEC defines.
-var baseKinds = &lazy.Value[map[string]bool]{New: func() map[string]bool {
-	return map[string]bool{"snippet": true, "symbol": true, "fact": true, "doc": true, "memory": true, "episode": true, "graph": true}
-}}
+// baseKind reports whether k is a frame kind SPEC defines.
+func baseKind(k string) bool {
+	switch k {
+	case "snippet", "symbol", "fact", "doc", "memory", "episode", "graph":
+		return true
+	}
+	return false
+}
 
 func (r *runner) kindsFilter(ctx context.Context) outcome {
 	kinds := r.ack.Capabilities.Query.Kinds
 	if len(kinds) == 0 {
 		return skip("provider declares no query kinds")
 	}
-	if !baseKinds.Get()[kinds[0]] {
+	if !baseKind(kinds[0]) {
 		return skip("the first declared kind %q is not a base frame kind", kinds[0])
 	}
 	q := probeQuery()

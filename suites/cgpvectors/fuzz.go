@@ -42,7 +42,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   3,
 			Generate: func(r *rand.Rand) []byte { return genFrame(r).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return normalizeVector("frame")(name, input) },
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return normalizeVector("frame", name, input) },
 		},
 		{
 			Name:     "query",
@@ -51,7 +51,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   1,
 			Generate: func(r *rand.Rand) []byte { return genQuery(r).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return normalizeVector("query")(name, input) },
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return normalizeVector("query", name, input) },
 		},
 		{
 			Name:     "range",
@@ -69,7 +69,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   2,
 			Generate: func(r *rand.Rand) []byte { return fuzz.Obj("link", genLink(r)).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpEncodeLink)(name, input) },
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpEncodeLink, name, input) },
 		},
 		{
 			Name:     "chain",
@@ -78,7 +78,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   1,
 			Generate: func(r *rand.Rand) []byte { return fuzz.Obj("links", genLinks(r, 5)).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpChainHead)(name, input) },
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpChainHead, name, input) },
 		},
 		{
 			Name:   "commitment",
@@ -90,7 +90,7 @@ var fuzzSpec = check.FuzzSpec{
 				return fuzz.Obj("provider_id", genID(r), "frame", genProvFrame(r, true)).Encode()
 			},
 			Vector: func(name string, input []byte) (check.FuzzVector, bool) {
-				return opVector(OpFrameCommitment)(name, input)
+				return opVector(OpFrameCommitment, name, input)
 			},
 		},
 		{
@@ -109,7 +109,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   1,
 			Generate: func(r *rand.Rand) []byte { return genResultRoot(r).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpResultRoot)(name, input) },
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpResultRoot, name, input) },
 		},
 		{
 			Name:     "record",
@@ -118,7 +118,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   1,
 			Generate: func(r *rand.Rand) []byte { return fuzz.Obj("record", genRecord(r)).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpRecordHash)(name, input) },
+			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpRecordHash, name, input) },
 		},
 		{
 			Name:   "sign",
@@ -175,36 +175,34 @@ func canonicalVector(name string, input []byte) (check.FuzzVector, bool) {
 
 // normalizeVector makes a digest case of a frame or query the reference
 // normalises, or a strict case of one it refuses for an unknown member.
-func normalizeVector(target string) func(name string, input []byte) (check.FuzzVector, bool) {
+func normalizeVector(target, name string, input []byte) (check.FuzzVector, bool) {
 	op, file := OpNormalizeFrame, FrameFile
 	if target == "query" {
 		op, file = OpNormalizeQuery, QueryFile
 	}
-	return func(name string, input []byte) (check.FuzzVector, bool) {
-		v, err := canon.Parse(input, canon.ReadOptions{})
-		if err != nil || v.Kind != canon.Object {
-			return check.FuzzVector{}, false
-		}
-		args, _ := json.Marshal(withText(target, v))
-		n, refused, ok := refCall(op, args)
-		if refused != nil {
-			path, _ := refused.Member("path")
-			if refused.Code != cgp.CodeUnknownField || path.Kind != canon.String || path.Str == "" {
-				return check.FuzzVector{}, false
-			}
-			return loadFound(foundEntry{File: StrictFile, Cases: []any{strictCaseJSON{Name: name, Target: target, Input: json.RawMessage(v.String()), UnknownPath: path.Str}}})
-		}
-		if !ok {
-			return check.FuzzVector{}, false
-		}
-		text, err := cgp.Canonical(n)
-		if err != nil {
-			return check.FuzzVector{}, false
-		}
-		return loadFound(foundEntry{File: file, Cases: []any{digestCaseJSON{
-			Name: name, Source: json.RawMessage(v.String()), Normalized: json.RawMessage(n.String()), JCS: string(text), SHA256: cgp.DigestOf(text),
-		}}})
+	v, err := canon.Parse(input, canon.ReadOptions{})
+	if err != nil || v.Kind != canon.Object {
+		return check.FuzzVector{}, false
 	}
+	args, _ := json.Marshal(withText(target, v))
+	n, refused, ok := refCall(op, args)
+	if refused != nil {
+		path, _ := refused.Member("path")
+		if refused.Code != cgp.CodeUnknownField || path.Kind != canon.String || path.Str == "" {
+			return check.FuzzVector{}, false
+		}
+		return loadFound(foundEntry{File: StrictFile, Cases: []any{strictCaseJSON{Name: name, Target: target, Input: json.RawMessage(v.String()), UnknownPath: path.Str}}})
+	}
+	if !ok {
+		return check.FuzzVector{}, false
+	}
+	text, err := cgp.Canonical(n)
+	if err != nil {
+		return check.FuzzVector{}, false
+	}
+	return loadFound(foundEntry{File: file, Cases: []any{digestCaseJSON{
+		Name: name, Source: json.RawMessage(v.String()), Normalized: json.RawMessage(n.String()), JCS: string(text), SHA256: cgp.DigestOf(text),
+	}}})
 }
 
 // rangeVector is a range-vectors.json case of {"resource", "range"?}: the
@@ -244,14 +242,12 @@ func rangeVector(name string, input []byte) (check.FuzzVector, bool) {
 }
 
 // opVector makes an op case of the args input, with the reference's answer.
-func opVector(op string) func(name string, input []byte) (check.FuzzVector, bool) {
-	return func(name string, input []byte) (check.FuzzVector, bool) {
-		c, ok := opCase(name, op, input)
-		if !ok {
-			return check.FuzzVector{}, false
-		}
-		return loadFound(foundEntry{File: OpCasesFile, Cases: []any{c}})
+func opVector(op, name string, input []byte) (check.FuzzVector, bool) {
+	c, ok := opCase(name, op, input)
+	if !ok {
+		return check.FuzzVector{}, false
 	}
+	return loadFound(foundEntry{File: OpCasesFile, Cases: []any{c}})
 }
 
 // opCase is the op case named name of op with args, or false when the

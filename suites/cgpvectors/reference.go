@@ -15,7 +15,6 @@ import (
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/canon/mutant"
 	"github.com/refereehq/referee/check"
-	"github.com/refereehq/referee/internal/lazy"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -179,11 +178,17 @@ func Reference(mode string) (*Handler, error) {
 	return &Handler{mode: m}, nil
 }
 
-// textKeys are the ops whose argument also travels as text, by argument:
-// the _text form, when sent, is read in place of the value.
-var textKeys = &lazy.Value[map[string]string]{New: func() map[string]string {
-	return map[string]string{OpNormalizeFrame: "frame", OpNormalizeQuery: "query", OpCheckFrame: "frame"}
-}}
+// textKey returns the argument of op that also travels as text: the _text
+// form, when sent, is read in place of the value.
+func textKey(op string) (string, bool) {
+	switch op {
+	case OpNormalizeFrame, OpCheckFrame:
+		return "frame", true
+	case OpNormalizeQuery:
+		return "query", true
+	}
+	return "", false
+}
 
 // Hello describes the built-in adapter.
 func (h *Handler) Hello() adapter.Hello {
@@ -210,7 +215,7 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 		return h.roundTripEnvelope(a)
 	}
 	arg := a.Lookup
-	if key, ok := textKeys.Get()[op]; ok {
+	if key, ok := textKey(op); ok {
 		if t, has := a.Lookup(key + "_text"); has && t.Kind == canon.String {
 			// The exact text: member order, lexemes and duplicates as sent.
 			v, err := canon.Parse([]byte(t.Str), canon.ReadOptions{})

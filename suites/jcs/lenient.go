@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
-	"github.com/refereehq/referee/internal/lazy"
 )
 
 // The readers of the broken modes: each turns an input into strict JSON
@@ -678,16 +677,18 @@ func nanAsNull(text []byte) []byte {
 	return []byte(b.String())
 }
 
-// inherited are the names every plain JavaScript object answers from its
-// prototype: a duplicate check over a plain object ({} and seen[k]) finds
+// inherited reports whether name is one every plain JavaScript object
+// answers from its prototype: a duplicate check over a plain object ({} and seen[k]) finds
 // them present before any member of that name was read.
-var inherited = &lazy.Value[map[string]bool]{New: func() map[string]bool {
-	return map[string]bool{
-		"constructor": true, "hasOwnProperty": true, "isPrototypeOf": true, "propertyIsEnumerable": true,
-		"toLocaleString": true, "toString": true, "valueOf": true, "__defineGetter__": true,
-		"__defineSetter__": true, "__lookupGetter__": true, "__lookupSetter__": true,
+func inherited(name string) bool {
+	switch name {
+	case "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
+		"toLocaleString", "toString", "valueOf", "__defineGetter__",
+		"__defineSetter__", "__lookupGetter__", "__lookupSetter__":
+		return true
 	}
-}}
+	return false
+}
 
 // plainObjectKeys rebuilds v as JavaScript code that stores members in a
 // plain object does: a __proto__ member sets the prototype instead of
@@ -712,7 +713,7 @@ func plainObjectKeys(v canon.Value) (canon.Value, error) {
 		}
 		out := canon.Value{Kind: canon.Object}
 		for _, m := range v.Members {
-			if inherited.Get()[m.Key] {
+			if inherited(m.Key) {
 				return v, fmt.Errorf("%w: %q", canon.ErrDuplicateKey, m.Key)
 			}
 			if m.Key == "__proto__" {

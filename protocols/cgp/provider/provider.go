@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/canon"
-	"github.com/refereehq/referee/internal/lazy"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -107,17 +106,17 @@ var Modes = []Mode{
 	{modeMisnamedRel, `writes every relation's rel as "type", the name provenance links use: a required member missing, which a reader that fills in zero values takes for rel "" (trips every check that reads frames: the reference host refuses the reply, a shape failure)`},
 }
 
-// stdioOnly are the modes whose check runs only on a fresh stdio
-// connection: over HTTP they would change no verdict.
-var stdioOnly = &lazy.Value[map[string]bool]{New: func() map[string]bool {
-	return map[string]bool{
-		modeCrashOnGarbage: true, modeMislabelMalformed: true, modeDropCorrelationID: true,
-		modeAcceptBadEmbedding: true, modeBanner: true, modeHangOnShutdown: true, modeOtherID: true,
+// StdioOnly reports whether a mode breaks a rule only the stdio checks test:
+// its check runs only on a fresh stdio connection, and over HTTP it would
+// change no verdict.
+func StdioOnly(mode string) bool {
+	switch mode {
+	case modeCrashOnGarbage, modeMislabelMalformed, modeDropCorrelationID,
+		modeAcceptBadEmbedding, modeBanner, modeHangOnShutdown, modeOtherID:
+		return true
 	}
-}}
-
-// StdioOnly reports whether a mode breaks a rule only the stdio checks test.
-func StdioOnly(mode string) bool { return stdioOnly.Get()[mode] }
+	return false
+}
 
 // Provider serves one docs folder; it is safe for concurrent use.
 type Provider struct {
