@@ -45,8 +45,8 @@ type Options struct {
 	// Compact keeps the verdicts of passing checks small and the report
 	// lean (check.Options.Compact, report.New), for a large corpus:
 	// Result.Run.Results and Result.Report.Checks are then nil until asked
-	// for (Run.Expand, Report.Full); Run.All and Report.All read them.
-	// Native and Finish expand the run for the suite's own hooks.
+	// for (Run.Expand, Report.Full); Run.All and Report.All read them, as
+	// the report writers and the suites' Native and After hooks do.
 	Compact bool
 	Tool    report.Tool // who makes the report
 	// ReproEnv are the words after `env` in a repro command that give a
@@ -193,7 +193,6 @@ func (r *Result) Native() (any, bool) {
 	if r.plan.Loaded.Native == nil {
 		return nil, false
 	}
-	r.Run.Expand() // the suite's code reads Results
 	return r.plan.Loaded.Native(r.Run, r.plan.Spec), true
 }
 
@@ -304,7 +303,6 @@ func (r *Result) Finish(writeFailing string) (notes []string, err error) {
 	}
 	if p.Loaded.After != nil {
 		impl := strings.TrimSpace(r.Report.Implementation.Name + " " + r.Report.Implementation.Version)
-		r.Run.Expand() // the suite's code reads Results
 		if err := p.Loaded.After(check.AfterRun{Run: r.Run, Implementation: impl, Full: full}); err != nil {
 			return notes, err
 		}

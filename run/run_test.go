@@ -52,7 +52,7 @@ var toy = check.Definition{
 			{ID: "toy/may/long", Level: check.May, Needs: []string{"upper"}, Run: call(strings.Repeat("x", 100))},
 		}}
 		return &check.Loaded{Suite: suite, Reference: func(mode string) (adapter.Handler, error) { return upper{mode}, nil },
-			Native: func(r *check.Run, _ check.Spec) any { return len(r.Results) }}, nil
+			Native: func(r *check.Run, _ check.Spec) any { return r.Len() }}, nil
 	},
 }
 

@@ -46,7 +46,7 @@ type NativeReport struct {
 func (cp *Corpus) Native(run *check.Run) *NativeReport {
 	out := &NativeReport{ValidCount: len(cp.Valid), InvalidCount: len(cp.Invalid), Failures: []string{}}
 	flags := map[string]bool{}
-	for _, r := range run.Results {
+	for _, r := range run.All() {
 		if strings.HasPrefix(r.ID, supplementPrefix) {
 			continue
 		}

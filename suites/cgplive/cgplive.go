@@ -181,7 +181,7 @@ func native(run *check.Run, spec check.Spec) any { return nativeOf(run, targetNa
 func nativeOf(run *check.Run, target string) Native {
 	n := Native{Target: target, Checks: []NativeCheck{}}
 	status := map[check.Status]string{check.Pass: "pass", check.Fail: "fail", check.NotChecked: "skipped", check.Error: "fail"}
-	for _, r := range run.Results {
+	for _, r := range run.All() {
 		st := status[r.Status]
 		if r.NotRun() {
 			st = "skipped"

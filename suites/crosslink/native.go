@@ -26,7 +26,7 @@ type NativeFailure struct {
 // not-checked one is neither passed nor failed, as upstream has no such state.
 func Native(run *check.Run) *NativeReport {
 	r := &NativeReport{Failures: []NativeFailure{}}
-	for _, res := range run.Results {
+	for _, res := range run.All() {
 		name, op := nativeName(res.ID)
 		switch res.Status {
 		case check.Pass:

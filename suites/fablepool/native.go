@@ -31,7 +31,7 @@ type NativeResult struct {
 // why: nothing unverified is counted as passed or quietly left out.
 func Native(run *check.Run) *NativeReport {
 	r := &NativeReport{Format: NativeFormat, Results: []NativeResult{}}
-	for _, res := range run.Results {
+	for _, res := range run.All() {
 		rest, _ := strings.CutPrefix(res.ID, Name+"/")
 		suite, name, _ := strings.Cut(rest, "/")
 		nr := NativeResult{Suite: suite, Name: name, OK: res.Status == check.Pass, Expected: res.Expected, Actual: res.Actual}
