@@ -309,9 +309,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	bw.Write(before)
 	bw.WriteString(`"checks": [`)
 	var one bytes.Buffer
-	enc := json.NewEncoder(&one)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("    ", "  ")
+	enc := newEncoder(&one, "    ")
 	for i, c := range r.All() {
 		one.Reset()
 		if err := enc.Encode(c); err != nil {
@@ -334,9 +332,13 @@ func WriteJSON(w io.Writer, r *Report) error {
 // WriteNative writes a suite's native report document as indented JSON.
 func WriteNative(w io.Writer, doc any) error { return writeJSON(w, doc) }
 
-func writeJSON(w io.Writer, v any) error {
+func writeJSON(w io.Writer, v any) error { return newEncoder(w, "").Encode(v) }
+
+// newEncoder is the JSON encoder of referee's reports: two-space indent
+// after prefix, and no HTML escaping (evidence keeps <, > and & as sent).
+func newEncoder(w io.Writer, prefix string) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	enc.SetIndent(prefix, "  ")
+	return enc
 }
