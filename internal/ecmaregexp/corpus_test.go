@@ -34,19 +34,7 @@ const embeddedCorpus = "../../suites/cdc/corpus"
 // inputs. With shared set, it fails when no shared corpus is found.
 func corpusPatterns(t testing.TB) []corpusPattern {
 	t.Helper()
-	roots := []string{embeddedCorpus}
-	if _, ok := sharedtest.Lookup(); ok {
-		found, err := corporaUnder(filepath.Join(sharedtest.Dir(t, "the shared CDC corpora"), "corpora", "cdc"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(found) == 0 {
-			t.Fatalf("no CDC corpus (a folder with schemas/*.schema.json) under $%s/corpora/cdc", sharedtest.Var)
-		}
-		roots = append(roots, found...)
-	} else {
-		t.Logf("%s not set: the embedded CDC corpus only; set it to the directory holding corpora/ for the shared CDC corpora too", sharedtest.Var)
-	}
+	roots := sharedtest.CDCCorpora(t, embeddedCorpus)
 	byPattern := map[string]*corpusPattern{}
 	for _, root := range roots {
 		var strs []string
@@ -101,20 +89,6 @@ func corpusPatterns(t testing.TB) []corpusPattern {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].pattern < out[j].pattern })
 	return out
-}
-
-// corporaUnder lists the folders under root that hold schemas/*.schema.json.
-func corporaUnder(root string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			if m, _ := filepath.Glob(filepath.Join(p, "schemas", "*.schema.json")); len(m) > 0 {
-				out = append(out, p)
-			}
-		}
-		return err
-	})
-	return out, err
 }
 
 // schemaPatterns returns the values of pattern and the names in

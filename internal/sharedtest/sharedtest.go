@@ -3,6 +3,7 @@
 package sharedtest
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -66,4 +67,34 @@ func Dir(t testing.TB, what string) string {
 		t.Fatalf("%s=%s has no corpora directory (a relative path is read from the module root)", Var, os.Getenv(Var))
 	}
 	return dir
+}
+
+// CDCCorpora returns embedded, the directory of referee's embedded CDC
+// corpus, and, when the shared directory is set, every CDC corpus under
+// its corpora/cdc (a folder holding schemas/*.schema.json); it fails the
+// test when that holds none, and says so in the log when the shared
+// directory is not set.
+func CDCCorpora(t testing.TB, embedded string) []string {
+	t.Helper()
+	dirs := []string{embedded}
+	if _, ok := Lookup(); !ok {
+		t.Logf("%s not set: the embedded CDC corpus only; set it to the directory holding corpora/ for the shared CDC corpora too", Var)
+		return dirs
+	}
+	root := filepath.Join(Dir(t, "the shared CDC corpora"), "corpora", "cdc")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			if m, _ := filepath.Glob(filepath.Join(p, "schemas", "*.schema.json")); len(m) > 0 {
+				dirs = append(dirs, p)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 1 {
+		t.Fatalf("no CDC corpus (a folder with schemas/*.schema.json) under %s", root)
+	}
+	return dirs
 }

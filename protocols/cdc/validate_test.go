@@ -33,42 +33,13 @@ import (
 // the sets of (instancePath, keyword) must be equal, but for three places
 // where the old reading was not Ajv's and Validator is (see oracleErrors).
 func TestValidatorMatchesOracle(t *testing.T) {
-	corpora := []string{filepath.Join("..", "..", "suites", "cdc", "corpus")}
-	if dir, ok := sharedtest.Lookup(); ok {
-		found, err := cdcCorpora(filepath.Join(sharedtest.Dir(t, "the shared CDC corpora"), "corpora", "cdc"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(found) == 0 {
-			t.Fatalf("no CDC corpus (a folder with schemas/*.schema.json) under %s/corpora/cdc", dir)
-		}
-		corpora = append(corpora, found...)
-	} else {
-		t.Logf("%s not set: comparing on the embedded corpus only; set it to the directory holding corpora/ to compare on the shared CDC corpora too", sharedtest.Var)
-	}
+	corpora := sharedtest.CDCCorpora(t, filepath.Join("..", "..", "suites", "cdc", "corpus"))
 	for _, dir := range corpora {
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
 			compareCorpus(t, os.DirFS(dir))
 		})
 	}
-}
-
-// cdcCorpora lists the folders under root that hold schemas/*.schema.json.
-func cdcCorpora(root string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if m, _ := filepath.Glob(filepath.Join(p, "schemas", "*.schema.json")); len(m) > 0 {
-				out = append(out, p)
-			}
-		}
-		return nil
-	})
-	return out, err
 }
 
 func compareCorpus(t *testing.T, fsys fs.FS) {
