@@ -3,10 +3,15 @@ package jcs
 import (
 	"bytes"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -312,4 +317,44 @@ func FuzzDecodeVector(f *testing.F) {
 			t.Errorf("%q: got %q %q %q, %v; want %q %q %q", raw, got.input, got.want, got.lenient, err, want.input, want.want, want.lenient)
 		}
 	})
+}
+
+// TestClausesListsEveryClause: every clause constant of the package is in
+// clauses, which a packed class indexes (one missing would pack as index
+// 255 and fail only when its check ran).
+func TestClausesListsEveryClause(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range pkgs["jcs"].Files {
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				for _, name := range spec.(*ast.ValueSpec).Names {
+					if !strings.HasPrefix(name.Name, "clause") {
+						continue
+					}
+					n++
+					obj := name.Obj.Decl.(*ast.ValueSpec)
+					lit, ok := obj.Values[slices.Index(obj.Names, name)].(*ast.BasicLit)
+					if !ok {
+						t.Fatalf("%s is not a string literal", name.Name)
+					}
+					text, _ := strconv.Unquote(lit.Value)
+					if !slices.Contains(clauses, text) {
+						t.Errorf("%s is not in clauses", name.Name)
+					}
+				}
+			}
+		}
+	}
+	if n != len(clauses)-1 {
+		t.Errorf("%d clause constants, %d in clauses (and \"\")", n, len(clauses)-1)
+	}
 }
