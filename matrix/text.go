@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/fatih/color"
-
 	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/report"
 )
@@ -43,7 +41,7 @@ func cell(o string) string {
 func WriteText(w io.Writer, m *Matrix, o TextOptions) error {
 	p := &printer{w: w}
 	paint := report.Painter(o.Color)
-	green, red, yellow, magenta := paint(color.FgGreen), paint(color.FgRed), paint(color.FgYellow), paint(color.FgMagenta)
+	green, red, yellow, magenta := paint(report.Green), paint(report.Red), paint(report.Yellow), paint(report.Magenta)
 	colour := func(o, text string) string {
 		switch {
 		case strings.HasPrefix(o, "pass"):

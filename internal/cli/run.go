@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/internal/child"
+	"github.com/refereehq/referee/internal/term"
 	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/run"
@@ -318,10 +317,7 @@ func isTerminal(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	if runtime.GOOS == "windows" {
-		return isatty.IsCygwinTerminal(f.Fd()) || isatty.IsTerminal(f.Fd())
-	}
-	return isatty.IsTerminal(f.Fd())
+	return term.IsANSI(f)
 }
 
 // lastLinesText is the last n lines of an implementation's stderr, each

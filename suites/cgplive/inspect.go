@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/fatih/color"
-
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/internal/child"
 	"github.com/refereehq/referee/internal/termsafe"
@@ -101,7 +99,7 @@ func inspect(ctx context.Context, inv *check.Invocation, spec check.Spec) error 
 		return err
 	}
 	defer cleanup()
-	if err := probe(ctx, human, t, inv.Flags.String("query"), &doc, paint(color.FgYellow)); err != nil {
+	if err := probe(ctx, human, t, inv.Flags.String("query"), &doc, paint(report.Yellow)); err != nil {
 		fmt.Fprintf(human, "could not establish provider: %s\n", termsafe.Line(err.Error()))
 	}
 
