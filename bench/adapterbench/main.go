@@ -1,3 +1,5 @@
+//go:build unix
+
 // Adapterbench times round trips to a referee-adapter/1 adapter over a
 // pipe, either by a raw ping-pong (write a request line, read a reply line,
 // nothing checked) or through referee's adapter client (adapter.Dial and
