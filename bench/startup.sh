@@ -86,6 +86,43 @@ sed 's/^module .*/module floor/' "$root/go.mod" >"$scratch/floor/go.mod"
 cp "$root/go.sum" "$scratch/floor/go.sum"
 (cd "$scratch/floor" && GOFLAGS=-mod=mod go build -o "$scratch/floor-bin" .) || die "building the floor failed"
 
+# faults runs a command N times and prints its page faults per run, as the
+# kernel counts them for the child (getrusage's ru_minflt). Unlike wall
+# time, the count hardly moves from run to run, and it is what start-up
+# costs most of on a VM where a fault is dear.
+mkdir -p "$scratch/faults"
+cat >"$scratch/faults/main.go" <<'EOF2'
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+)
+
+func main() {
+	n, err := strconv.Atoi(os.Args[1])
+	if err != nil || n < 1 {
+		fmt.Fprintln(os.Stderr, "usage: faults N CMD [ARG...]")
+		os.Exit(2)
+	}
+	var total int64
+	for range n {
+		cmd := exec.Command(os.Args[2], os.Args[3:]...)
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", os.Args[2], err)
+			os.Exit(1)
+		}
+		total += cmd.ProcessState.SysUsage().(*syscall.Rusage).Minflt
+	}
+	fmt.Println(total / int64(n))
+}
+EOF2
+printf 'module faults\n\ngo 1.22\n' >"$scratch/faults/go.mod"
+(cd "$scratch/faults" && GOFLAGS=-mod=mod go build -o "$scratch/faults-bin" .) || die "building the fault counter failed"
+
 # A binary just written sits in the page cache in pieces of other sizes
 # than one read back from disk, and that alone moves the start-up of the
 # same bytes by up to 10% from one build to the next. With DROP_CACHES=1
@@ -125,6 +162,8 @@ done
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ref=$(median "${refs[@]}") hello=$(median "${hellos[@]}") floor=$(median "${floors[@]}")
 
+echo
+echo "page faults per run (mean of 50): referee version $("$scratch/faults-bin" 50 "$scratch/referee" version), hello world $("$scratch/faults-bin" 50 "$scratch/hello-world"), floor $("$scratch/faults-bin" 50 "$scratch/floor-bin")"
 echo
 echo "slowest package initialisations of referee version (GODEBUG=inittrace=1, one run):"
 GODEBUG=inittrace=1 "$scratch/referee" version 2>"$scratch/inittrace" >/dev/null
