@@ -131,7 +131,13 @@ func (o *runOptions) addFlags(f *pflag.FlagSet, def *check.Definition) {
 	repeatedVar(f, &o.skip, "skip", "skip checks whose ID matches `PATTERN` (repeatable)")
 	o.reports.add(f, true)
 	f.StringVar(&o.shard, "shard", "", "run only shard `I/N` of the selected checks (1 ≤ I ≤ N, by a hash of each check ID), for referee merge")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-call timeout")
+	// A live suite's timeouts are its protocol's and its exchanges run one
+	// at a time: --timeout and --parallel would do nothing there, so they
+	// are not offered (--parallel still sets how many --impl run at once).
+	o.timeout = defaultTimeout
+	if !def.Live {
+		f.DurationVar(&o.timeout, "timeout", defaultTimeout, "per-call timeout")
+	}
 	f.StringVar(&o.url, "url", "", "POST requests to the implementation at `URL`")
 	repeatedVar(f, &o.env, "env", "set `KEY=VALUE` in the adapter's environment (repeatable)")
 	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only (and SystemRoot on Windows), plus --env")
@@ -144,9 +150,17 @@ func (o *runOptions) addFlags(f *pflag.FlagSet, def *check.Definition) {
 	f.StringVar(&o.mode, "mode", "", "run the built-in implementation in a deliberately broken `MODE` (see referee list "+def.Name+" --modes)")
 	o.suiteFlags = addFlags(f, def.Flags)
 	o.maxFileSize = addMaxFileSize(f)
-	f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once, at most the adapter's declared concurrency (the default); with --impl, also implementations run at once (0: all)")
+	if def.Live {
+		f.IntVar(&o.parallel, "parallel", 0, "with --impl, implementations run at once (0: all); the checks of each run one at a time")
+	} else {
+		f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once, at most the adapter's declared concurrency (the default); with --impl, also implementations run at once (0: all)")
+	}
 	repeatedVar(f, &o.impls, "impl", implFlagUsage)
 }
+
+// defaultTimeout bounds each call to an adapter unless --timeout says
+// otherwise.
+const defaultTimeout = 10 * time.Second
 
 // commonRunFlags is the help text of the flags every `run SUITE` takes.
 func commonRunFlags() string {
@@ -223,6 +237,9 @@ func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions)
 	}()
 	if err := o.validate(); err != nil {
 		return err
+	}
+	if def.Live && o.parallel != 0 {
+		return usageError("--parallel: %s's checks run one at a time; --parallel sets how many --impl implementations run at once", def.Name)
 	}
 	if err := checkOutputs(outs); err != nil {
 		return err
