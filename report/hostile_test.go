@@ -110,3 +110,29 @@ func TestMachineFormatsKeepBytes(t *testing.T) {
 		t.Errorf("JUnit changed the implementation's text: %+v", f)
 	}
 }
+
+// TestHTMLCannotBeForged: the HTML report, alone and as a matrix, shows
+// every text from the implementation (its hello's name and version
+// included) as the text report does, with no raw control character or
+// bidi override, which a browser would keep and a terminal showing the
+// file would obey.
+func TestHTMLCannotBeForged(t *testing.T) {
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"report": func(b *bytes.Buffer) error { return WriteHTML(b, hostileReport()) },
+		"matrix": func(b *bytes.Buffer) error {
+			return WriteHTMLMatrix(b, []NamedReport{{Name: "a" + forge, Report: hostileReport()}, {Name: "b", Report: hostileReport()}})
+		},
+	} {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if i := strings.IndexAny(b.String(), "\r\x1b\u202e"); i >= 0 {
+			lo := max(0, i-80)
+			t.Errorf("%s: raw CR, ESC or bidi override at byte %d: %q", name, i, b.String()[lo:min(len(b.String()), i+40)])
+		}
+		if !strings.Contains(b.String(), "evilx") {
+			t.Errorf("%s: the implementation's name is not shown", name)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func WriteHTMLMatrix(w io.Writer, impls []NamedReport) error {
 	row := map[string]int{}
 	for i, im := range impls {
 		v := htmlView(im.Report, fmt.Sprintf("i%d", i+1))
-		m.Columns = append(m.Columns, htmlColumn{Name: im.Name, View: v})
+		m.Columns = append(m.Columns, htmlColumn{Name: safeLine(im.Name), View: v})
 		for _, c := range v.Checks {
 			j, ok := row[c.ID]
 			if !ok {
@@ -221,17 +221,23 @@ const htmlMax = 8 << 10
 
 func htmlClip(s string) string { return clipAt(s, htmlMax) }
 
+// safeLine is s made one safe line (termsafe.Line) and clipped.
+func safeLine(s string) string { return htmlClip(termsafe.Line(s)) }
+
 func htmlView(r *Report, anchor string) *htmlReport {
 	words, class := verdict(r)
+	// The header's texts are shown as the text report's header line shows
+	// them: the implementation's hello, a corpus path and a report read
+	// back from a file may each hold any byte.
 	v := &htmlReport{
 		Verdict: words, VerdictClass: class,
-		Suite: r.Suite.Name, Corpus: r.Suite.Corpus, Digest: r.Suite.CorpusDigest,
-		Tool: strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version), Started: r.Started,
-		Implementation: describe(r.Implementation), Duration: fmt.Sprintf("%.2f s", float64(r.DurationMS)/1000),
+		Suite: safeLine(r.Suite.Name), Corpus: safeLine(r.Suite.Corpus), Digest: safeLine(r.Suite.CorpusDigest),
+		Tool: safeLine(strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)), Started: r.Started,
+		Implementation: safeLine(describe(r.Implementation)), Duration: fmt.Sprintf("%.2f s", float64(r.DurationMS)/1000),
 		Strict: r.Strict, Complete: r.Complete, Counts: r.Counts, Total: r.Len(), Baseline: r.Baseline,
 	}
 	if r.Suite.Version != "" {
-		v.Suite += " " + r.Suite.Version
+		v.Suite += " " + safeLine(r.Suite.Version)
 	}
 	if r.Shard != nil {
 		v.Shard = fmt.Sprintf("%d/%d", r.Shard.Index, r.Shard.Count)
@@ -268,7 +274,7 @@ func htmlView(r *Report, anchor string) *htmlReport {
 				}
 				hc.Stderr = htmlClip(strings.Join(lines, "\n"))
 			}
-			hc.Repro = e.Repro
+			hc.Repro = termsafe.Line(e.Repro) // as the text report shows it: a command to copy, not to obey
 		}
 		hc.Evidence = hc.Expected != nil || hc.Actual != nil || hc.Diff != nil || len(hc.Notes) > 0 ||
 			len(hc.Exchanges) > 0 || hc.Stderr != "" || hc.Repro != ""
