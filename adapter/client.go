@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Options tune a Client.
@@ -43,10 +44,11 @@ type Client struct {
 
 	mu            sync.Mutex
 	conn          Conn
-	gen           int   // connection generation
-	countedGen    int   // the last generation whose break was counted
-	lastFault     int64 // the order of the latest call charged with a fault
-	faults        int   // faults in a row
+	gen           int    // connection generation
+	countedGen    int    // the last generation whose break was counted
+	lastFault     int64  // the order of the latest call charged with a fault
+	lastWhy       string // what that fault was, for the error that gives up
+	faults        int    // faults in a row
 	gaveUp        bool
 	cleanEnd      bool // the retired connection ended in a clean exit
 	restarts      int
@@ -226,7 +228,7 @@ func (c *Client) current(ctx context.Context, order int64) (Conn, int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gaveUp {
-		return nil, 0, ErrGaveUp
+		return nil, 0, c.gaveUpErr()
 	}
 	if c.conn != nil {
 		if f := ended(c.conn); f != nil {
@@ -240,9 +242,11 @@ func (c *Client) current(ctx context.Context, order int64) (Conn, int, error) {
 			c.cleanEnd = f.clean
 			c.opts.Trace.Event("adapter %s between calls", f.Msg)
 			if !f.clean {
+				// Counted as coming before this call, whose success then
+				// resets the count: the call was issued after the fault.
 				c.countedGen = c.gen
-				if c.countFault(order); c.gaveUp {
-					return nil, 0, ErrGaveUp
+				if c.countFault(order-1, f.Msg); c.gaveUp {
+					return nil, 0, c.gaveUpErr()
 				}
 			}
 		}
@@ -256,8 +260,9 @@ func (c *Client) current(ctx context.Context, order int64) (Conn, int, error) {
 				hello.Name, hello.Version, hello.Ops, hello.Concurrency, c.hello.Name, c.hello.Version, c.hello.Ops, c.hello.Concurrency)}
 		}
 		if err != nil {
-			c.countFault(order)
-			return nil, 0, fmt.Errorf("restarting adapter: %w", err)
+			err = fmt.Errorf("restarting adapter: %w", err)
+			c.countFault(order, err.Error())
+			return nil, 0, err
 		}
 		c.conn = conn
 		c.gen++
@@ -296,7 +301,7 @@ func (c *Client) broke(conn Conn, gen int, order int64, f *Fault, charged bool) 
 	if charged && gen > c.countedGen {
 		c.countedGen = gen
 		c.cleanEnd = false
-		c.countFault(order)
+		c.countFault(order, f.Msg)
 	} else if charged {
 		c.lastFault = max(c.lastFault, order)
 	}
@@ -312,14 +317,48 @@ func (c *Client) broke(conn Conn, gen int, order int64, f *Fault, charged bool) 
 	}
 }
 
-// countFault counts one fault of the call issued at order.
-func (c *Client) countFault(order int64) {
+// countFault counts one fault, why, of the call issued at order.
+func (c *Client) countFault(order int64, why string) {
 	c.lastFault = max(c.lastFault, order)
+	c.lastWhy = why
 	c.faults++
 	if c.faults >= c.opts.MaxFaults && !c.gaveUp {
 		c.gaveUp = true
 		c.opts.Trace.Event("giving up after %d faults in a row", c.faults)
 	}
+}
+
+// gaveUpErr is ErrGaveUp with the fault that ended the run. c.mu is held.
+func (c *Client) gaveUpErr() error {
+	if c.lastWhy == "" {
+		return ErrGaveUp
+	}
+	return fmt.Errorf("%w (the last: %s)", ErrGaveUp, clipWhy(c.lastWhy))
+}
+
+// GaveUpErr returns why the client gave up, naming the last fault, or nil
+// while it has not.
+func (c *Client) GaveUpErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.gaveUp {
+		return nil
+	}
+	return c.gaveUpErr()
+}
+
+// clipWhy keeps a fault's message short enough to repeat in every check
+// the run did not reach.
+func clipWhy(s string) string {
+	const limit = 300
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 // Close ends the current connection.

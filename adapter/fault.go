@@ -60,7 +60,7 @@ func clip(line []byte) []byte {
 
 // ErrGaveUp is returned for every call after the adapter faulted too many
 // times in a row.
-var ErrGaveUp = errors.New("adapter: gave up after repeated faults")
+var ErrGaveUp = errors.New("adapter gave up after repeated faults")
 
 // asFault returns err as a *Fault, or nil.
 func asFault(err error) *Fault {

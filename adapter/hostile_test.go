@@ -514,3 +514,54 @@ func TestCleanExitOnEveryRequestIsCharged(t *testing.T) {
 		t.Errorf("clean restarts %d, restarts after faults %d; want 3 and 2", c.CleanRestarts(), c.Restarts())
 	}
 }
+
+// TestStrayLineBetweenCalls: an adapter that writes a line answering no
+// request after each reply is restarted for the next call, and that call's
+// success resets the count of faults (the fault came before the call was
+// issued): the run never gives up, and every call is answered.
+func TestStrayLineBetweenCalls(t *testing.T) {
+	t.Parallel()
+	var trace lockedBuffer
+	cfg := adaptertest.Process(t, adaptertest.StrayAfterReply)
+	cfg.Trace = adapter.NewTrace(&trace)
+	c := dial(t, cfg, adapter.Options{Trace: cfg.Trace})
+	const calls = 12
+	for i := range calls {
+		args := fmt.Sprintf(`{"n":%d}`, i)
+		r, _, err := c.Call(context.Background(), "echo", []byte(args))
+		if err != nil || r.OK.String() != args {
+			t.Fatalf("call %d: %v, %v; a fault between calls is no call's, and the one after it must reset the count\n%s", i, r, err, trace.String())
+		}
+	}
+	if c.GaveUp() {
+		t.Fatal("the client gave up")
+	}
+	if c.Restarts() == 0 || !strings.Contains(trace.String(), "matches no request") {
+		t.Errorf("restarts = %d; the stray lines were not seen as faults:\n%s", c.Restarts(), trace.String())
+	}
+}
+
+// TestGaveUpNamesTheLastFault: once the client gives up, its error says
+// what the last fault was, for the checks it does not run.
+func TestGaveUpNamesTheLastFault(t *testing.T) {
+	t.Parallel()
+	c := dial(t, adaptertest.Process(t, adaptertest.WrongID), adapter.Options{})
+	var last error
+	for range 3 {
+		_, _, last = c.Call(context.Background(), "echo", []byte(`{}`))
+	}
+	var f *adapter.Fault
+	if !errors.As(last, &f) {
+		t.Fatalf("third call: %v, want a fault", last)
+	}
+	_, _, err := c.Call(context.Background(), "echo", []byte(`{}`))
+	if !errors.Is(err, adapter.ErrGaveUp) {
+		t.Fatalf("fourth call: %v, want ErrGaveUp", err)
+	}
+	if want := "(the last: " + f.Msg + ")"; !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("err = %q, want it to end %q", err, want)
+	}
+	if got := c.GaveUpErr(); got == nil || got.Error() != err.Error() {
+		t.Errorf("GaveUpErr() = %v, want %v", got, err)
+	}
+}

@@ -252,7 +252,11 @@ func runOne(ctx context.Context, target Target, client *adapter.Client, c *Check
 		}
 	}
 	if target.GaveUp() {
-		return notRun(res, "adapter gave up after repeated faults")
+		why := adapter.ErrGaveUp
+		if client != nil {
+			why = client.GaveUpErr()
+		}
+		return notRun(res, why.Error())
 	}
 	if ctx.Err() != nil {
 		return notRun(res, "run interrupted")

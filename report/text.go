@@ -109,6 +109,11 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			p.line("%s %s", red("STALE"), quote(e)+": none of the checks it lists failed; remove it")
 		}
 	}
+	if r.Restarts > 0 {
+		// Each restart followed a fault that no check may have been charged
+		// with (a crash or a stray line between calls): said, not hidden.
+		p.line("%s %s", yellow("RESTARTS"), fmt.Sprintf("the adapter broke and was restarted %s during the run; --trace keeps each fault", Plural(r.Restarts, "time", "times")))
+	}
 	if r.Strict && r.Counts.Warn > 0 {
 		p.line("%s %s", red("STRICT"), fmt.Sprintf("%d warnings (failed should checks) block conformance under --strict", r.Counts.Warn))
 	}

@@ -50,6 +50,7 @@ const (
 	BigGarbage      = "big-garbage"       // answers echo with a 1 MiB line that is not JSON
 	ExitOnEcho      = "exit-on-echo"      // exits 0 on echo, without a reply
 	DuplicateOK     = "duplicate-ok"      // answers echo with a line that starts as a reply but has ok twice
+	StrayAfterReply = "stray-after-reply" // answers echo, then, in the same write, a reply to no request
 )
 
 // MaybeRunFake runs the fake adapter and exits if this process was started
@@ -165,6 +166,9 @@ func runFake(mode, state string, extra []string) int {
 			}
 		case mode == DuplicateOK:
 			say(`{"id":%d,"ok":1,"ok":2}`, r.ID)
+		case mode == StrayAfterReply:
+			fmt.Fprintf(out, "{\"id\":%d,\"ok\":%s}\n{\"id\":999999,\"ok\":1}\n", r.ID, r.Args)
+			out.Flush()
 		case mode == ExitOnEcho:
 			return 0
 		case mode == BigGarbage:
