@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -27,12 +26,22 @@ type BaselineEntry struct {
 	Where   string // "FILE:LINE"
 }
 
+// The most patterns a baseline file may hold: MaxEntries in all, of which
+// MaxWildcardEntries with a wildcard. An ID is looked up, but each pattern
+// with a wildcard is matched against every check; a baseline written by
+// --write-known-failing holds IDs only.
+const (
+	MaxEntries         = 1 << 20
+	MaxWildcardEntries = 10000
+)
+
 // ParseBaseline reads a baseline file: one check-ID pattern per line;
 // blank lines and text after # are ignored. A pattern selects whole IDs
 // (Pattern.MatchWhole): "jcs/keys" is that check alone, "jcs/keys/**" its
 // subtree.
 func ParseBaseline(name string, data []byte) ([]BaselineEntry, error) {
 	var out []BaselineEntry
+	wild := 0
 	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a byte order mark an editor added
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
@@ -45,6 +54,14 @@ func ParseBaseline(name string, data []byte) ([]BaselineEntry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
+		if len(out) == MaxEntries {
+			return nil, fmt.Errorf("%s:%d: more than %d patterns", name, n, MaxEntries)
+		}
+		if !p.literal() {
+			if wild++; wild > MaxWildcardEntries {
+				return nil, fmt.Errorf("%s:%d: more than %d patterns with wildcards; list the IDs themselves", name, n, MaxWildcardEntries)
+			}
+		}
 		out = append(out, BaselineEntry{Pattern: p, Where: fmt.Sprintf("%s:%d", name, n)})
 	}
 	if err := sc.Err(); err != nil {
@@ -56,9 +73,14 @@ func ParseBaseline(name string, data []byte) ([]BaselineEntry, error) {
 // UnmatchedEntries returns the entries that select none of checks: a
 // baseline naming checks that do not exist is out of date.
 func UnmatchedEntries(entries []BaselineEntry, checks []Check) []BaselineEntry {
+	x := indexEntries(entries)
+	matched := make([]bool, len(entries))
+	for i := range checks {
+		x.selecting(checks[i].ID, func(j int) { matched[j] = true })
+	}
 	var out []BaselineEntry
-	for _, e := range entries {
-		if !slices.ContainsFunc(checks, func(c Check) bool { return e.Pattern.MatchWhole(c.ID) }) {
+	for j, e := range entries {
+		if !matched[j] {
 			out = append(out, e)
 		}
 	}
@@ -71,23 +93,25 @@ func UnmatchedEntries(entries []BaselineEntry, checks []Check) []BaselineEntry {
 // failed (a failed should check failed: a warning keeps its entry). A
 // passing check selected only by stale entries is Stale.
 func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEntry) {
-	selects := func(e BaselineEntry, id string) bool { return e.Pattern.MatchWhole(id) }
+	fx, gx := indexEntries(flaky), indexEntries(failing)
 	for i, r := range run.All() {
-		if slices.ContainsFunc(flaky, func(e BaselineEntry) bool { return selects(e, r.ID) }) {
+		isFlaky := false
+		fx.selecting(r.ID, func(int) { isFlaky = true })
+		if isFlaky {
 			r.Known = KnownFlaky
 			run.Set(i, r)
 		}
 	}
-	staleEntry := make([]bool, len(failing))
-	for i, e := range failing {
-		any, anyFailed := false, false
-		for _, r := range run.All() {
-			if r.Known != KnownFlaky && selects(e, r.ID) {
-				any, anyFailed = true, anyFailed || r.Failed()
-			}
+	selects, anyFailed := make([]bool, len(failing)), make([]bool, len(failing))
+	for _, r := range run.All() {
+		if r.Known != KnownFlaky {
+			gx.selecting(r.ID, func(j int) { selects[j], anyFailed[j] = true, anyFailed[j] || r.Failed() })
 		}
-		if any && !anyFailed {
-			staleEntry[i] = true
+	}
+	staleEntry := make([]bool, len(failing))
+	for j, e := range failing {
+		if selects[j] && !anyFailed[j] {
+			staleEntry[j] = true
 			stale = append(stale, e)
 		}
 	}
@@ -96,12 +120,7 @@ func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEn
 			continue
 		}
 		onlyStale, listed := true, false
-		for j, e := range failing {
-			if selects(e, r.ID) {
-				listed = true
-				onlyStale = onlyStale && staleEntry[j]
-			}
-		}
+		gx.selecting(r.ID, func(j int) { listed, onlyStale = true, onlyStale && staleEntry[j] })
 		if listed {
 			r.Known = KnownFailing
 			r.Stale = r.Status == Pass && onlyStale
@@ -109,6 +128,43 @@ func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEn
 		}
 	}
 	return stale
+}
+
+// entryIndex finds the entries of a baseline that select an ID: those
+// without a wildcard by their text, the others (at most
+// MaxWildcardEntries from a file) one by one.
+type entryIndex struct {
+	entries []BaselineEntry
+	byID    map[string][]int
+	wild    []int
+}
+
+func indexEntries(entries []BaselineEntry) entryIndex {
+	x := entryIndex{entries: entries, byID: make(map[string][]int)}
+	for j, e := range entries {
+		if e.Pattern.literal() {
+			x.byID[e.Pattern.text] = append(x.byID[e.Pattern.text], j)
+		} else {
+			x.wild = append(x.wild, j)
+		}
+	}
+	return x
+}
+
+// selecting calls f with the index of each entry that selects id.
+func (x entryIndex) selecting(id string, f func(j int)) {
+	for _, j := range x.byID[id] {
+		f(j)
+	}
+	if len(x.wild) == 0 {
+		return
+	}
+	segs := strings.Split(id, "/")
+	for _, j := range x.wild {
+		if matchSegs(x.entries[j].Pattern.segs, segs, true) {
+			f(j)
+		}
+	}
 }
 
 // Failed reports whether a result is a fail or an error, whatever its level.

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -214,5 +215,56 @@ func TestBaselineCompact(t *testing.T) {
 	}
 	if compact.Counts() != whole.Counts() {
 		t.Errorf("counts %+v, want %+v", compact.Counts(), whole.Counts())
+	}
+}
+
+// TestEntryIndexSelectsAsMatchWhole: the index (IDs looked up, wildcard
+// patterns matched one by one) selects, for every ID, exactly the entries
+// whose pattern MatchWhole selects it, duplicates included.
+func TestEntryIndexSelectsAsMatchWhole(t *testing.T) {
+	lines := []string{"jcs/keys/ascii", "jcs/keys/**", "jcs/keys/ascii", "jcs/numbers", "jcs/numbers/1e2?", `jcs/a\*b`, "jcs/a*b", `jcs/a\b`, "**", "jcs/*", "cdc/x"}
+	entries, err := ParseBaseline("b.txt", []byte(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := indexEntries(entries)
+	for _, id := range []string{"jcs/keys/ascii", "jcs/keys", "jcs/keys/ascii/x", "jcs/numbers", "jcs/numbers/1e21", "jcs/a*b", "jcs/axb", "jcs/ab", `jcs/a\b`, "cdc/x", "cdc", "other/thing"} {
+		var got, want []int
+		x.selecting(id, func(j int) { got = append(got, j) })
+		for j, e := range entries {
+			if e.Pattern.MatchWhole(id) {
+				want = append(want, j)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the index selects entries %v, MatchWhole %v", id, got, want)
+		}
+	}
+}
+
+// TestBaselineWildcardLimit: a file with more wildcard patterns than
+// MaxWildcardEntries, or more patterns than MaxEntries, is refused at the
+// first one over, by file and line.
+func TestBaselineWildcardLimit(t *testing.T) {
+	var b strings.Builder
+	for i := range MaxWildcardEntries + 5 {
+		fmt.Fprintf(&b, "jcs/id-%d\njcs/group-%d/**\n", i, i)
+	}
+	_, err := ParseBaseline("big.txt", []byte(b.String()))
+	want := fmt.Sprintf("big.txt:%d: more than %d patterns with wildcards", 2*(MaxWildcardEntries+1), MaxWildcardEntries)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("err = %v, want it to start %q", err, want)
+	}
+	b.Reset()
+	for i := range 3 * MaxWildcardEntries {
+		fmt.Fprintf(&b, "jcs/id-%d\n", i)
+	}
+	if entries, err := ParseBaseline("ids.txt", []byte(b.String())); err != nil || len(entries) != 3*MaxWildcardEntries {
+		t.Fatalf("%d IDs: %d entries, %v", 3*MaxWildcardEntries, len(entries), err)
+	}
+	ids := bytes.Repeat([]byte("jcs/keys/ascii\n# a comment\n"), MaxEntries+1)
+	if _, err := ParseBaseline("ids.txt", ids); err == nil || err.Error() != fmt.Sprintf("ids.txt:%d: more than %d patterns", 2*MaxEntries+1, MaxEntries) {
+		t.Fatalf("%d IDs: err = %v", MaxEntries+1, err)
 	}
 }

@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 )
 
@@ -37,24 +36,29 @@ func (p Pattern) String() string { return p.text }
 
 // Match reports whether p selects id.
 func (p Pattern) Match(id string) bool {
-	return matchSegs(p.segs, strings.Split(id, "/"))
+	return matchSegs(p.segs, strings.Split(id, "/"), false)
 }
 
 // MatchWhole reports whether p selects id as a whole: unlike Match, a
 // pattern that names only the first segments of id does not select it
 // ("jcs/keys" selects "jcs/keys" alone; "jcs/keys/**" the whole subtree).
 func (p Pattern) MatchWhole(id string) bool {
-	return matchSegs(append(slices.Clone(p.segs), "\x00end"), append(strings.Split(id, "/"), "\x00end"))
+	return matchSegs(p.segs, strings.Split(id, "/"), true)
 }
 
-// matchSegs matches pattern segments against a leading run of id segments.
-func matchSegs(pat, id []string) bool {
+// literal reports whether p has no wildcard or escape in any segment, so
+// that MatchWhole selects the one ID equal to its text.
+func (p Pattern) literal() bool { return !strings.ContainsAny(p.text, `*?[\`) }
+
+// matchSegs matches pattern segments against id's segments: all of them
+// when whole is set, else a leading run.
+func matchSegs(pat, id []string, whole bool) bool {
 	if len(pat) == 0 {
-		return true // the pattern is a prefix of the ID
+		return !whole || len(id) == 0 // else the pattern is a prefix of the ID
 	}
 	if pat[0] == "**" {
 		for i := 0; i <= len(id); i++ {
-			if matchSegs(pat[1:], id[i:]) {
+			if matchSegs(pat[1:], id[i:], whole) {
 				return true
 			}
 		}
@@ -66,7 +70,7 @@ func matchSegs(pat, id []string) bool {
 	if ok, _ := path.Match(pat[0], id[0]); !ok {
 		return false
 	}
-	return matchSegs(pat[1:], id[1:])
+	return matchSegs(pat[1:], id[1:], whole)
 }
 
 // SelectError is a selection pattern that matches no check.

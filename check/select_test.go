@@ -103,3 +103,40 @@ func TestSelectCopiesOnlyASubset(t *testing.T) {
 		t.Errorf("a subset: %v, %v; want a copy of s/b", some, err)
 	}
 }
+
+// TestPatternMatchWhole: a baseline's pattern selects an ID only when it
+// covers every segment; "/**" takes the subtree and the node itself.
+func TestPatternMatchWhole(t *testing.T) {
+	tests := []struct {
+		pattern string
+		id      string
+		want    bool
+	}{
+		{"jcs/numbers/1e21", "jcs/numbers/1e21", true},
+		{"jcs/numbers", "jcs/numbers/1e21", false}, // a prefix is not the ID
+		{"jcs/numbers/1e21", "jcs/numbers", false},
+		{"jcs/numbers/**", "jcs/numbers/1e21", true},
+		{"jcs/numbers/**", "jcs/numbers/a/b", true},
+		{"jcs/numbers/**", "jcs/numbers", true},
+		{"jcs/numbers/*", "jcs/numbers", false},
+		{"jcs/numbers/*", "jcs/numbers/1e21", true},
+		{"jcs/numbers/*", "jcs/numbers/a/b", false},
+		{"**/1e21", "jcs/numbers/1e21", true},
+		{"**/1e21", "jcs/numbers/1e21/x", false},
+		{"**", "jcs", true},
+		{"*", "jcs/numbers", false},
+		{"jcs/numbers/1e2?", "jcs/numbers/1e21", true},
+		{`jcs/a\*b`, "jcs/a*b", true},
+		{`jcs/a\*b`, "jcs/axb", false},
+		{"jcs/[ab]", "jcs/b", true},
+	}
+	for _, tt := range tests {
+		p, err := ParsePattern(tt.pattern)
+		if err != nil {
+			t.Fatalf("ParsePattern(%q): %v", tt.pattern, err)
+		}
+		if got := p.MatchWhole(tt.id); got != tt.want {
+			t.Errorf("%q.MatchWhole(%q) = %v, want %v", tt.pattern, tt.id, got, tt.want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/internal/atomicfile"
 	"github.com/refereehq/referee/internal/regularfile"
+	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/report"
 )
 
@@ -166,9 +167,14 @@ func ReadBaseline(path string, limit int64, checks []check.Check, of string) ([]
 		return nil, check.Usagef("baseline %v", err)
 	}
 	if bad := check.UnmatchedEntries(entries, checks); len(bad) > 0 {
+		// The first few name the problem; a file of thousands would bury it.
+		const shown = 20
 		var lines []string
-		for _, b := range bad {
-			lines = append(lines, fmt.Sprintf("%s: %s selects no check of %s (a pattern names whole IDs; end it with /** for a subtree)", b.Where, b.Pattern, of))
+		for _, b := range bad[:min(len(bad), shown)] {
+			lines = append(lines, fmt.Sprintf("%s: %s selects no check of %s (a pattern names whole IDs; end it with /** for a subtree)", b.Where, termsafe.Line(b.Pattern.String()), of))
+		}
+		if len(bad) > shown {
+			lines = append(lines, fmt.Sprintf("and %d more lines that select no check", len(bad)-shown))
 		}
 		return nil, check.Usagef("the baseline is out of date:\n  %s", strings.Join(lines, "\n  "))
 	}
