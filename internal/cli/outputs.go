@@ -22,6 +22,11 @@ type output struct {
 	// file says the path is a file referee writes itself (not a directory
 	// a suite fills).
 	file bool
+	// stream says the file is written as the run goes, in place (the
+	// trace), so a device such as /dev/null or a terminal takes it; any
+	// other file is written to a temporary file renamed into place, which
+	// would replace a device or a pipe.
+	stream bool
 }
 
 // suiteOutputs lists the values of flags that name a path a suite writes.
@@ -52,16 +57,24 @@ func checkOutputs(outs []output) error {
 
 func checkOutput(out output) error {
 	if st, err := os.Stat(out.path); err == nil {
+		mode := st.Mode()
 		switch {
+		case !out.file && (mode.IsDir() || mode.IsRegular()):
+			// A suite's output: a directory it fills, or a file it replaces.
 		case !out.file:
-		case st.IsDir():
+			return errors.New("not a regular file or a directory, which referee would replace")
+		case mode.IsDir():
 			return errors.New("is a directory")
-		case !st.Mode().IsRegular() && out.report:
-			// A report is renamed into place, which would replace a device
-			// or a pipe rather than write to it.
-			return errors.New("not a regular file; a report is written to a file (--format puts one on stdout)")
-		case !st.Mode().IsRegular():
-			return nil // a pipe or a device, written to as it is
+		case mode.IsRegular():
+		case out.stream && mode&fs.ModeCharDevice != 0:
+			return nil // a device such as /dev/null or a terminal, written to as it is
+		case out.stream:
+			// A pipe nobody reads would block the run for good.
+			return errors.New("not a regular file or a character device")
+		case out.report:
+			return errors.New("not a regular file; a report is written to a file, renamed into place, which would replace it (--format puts one on stdout)")
+		default:
+			return errors.New("not a regular file; it is written to a file renamed into place, which would replace it")
 		}
 	}
 	dir := filepath.Dir(out.path)

@@ -220,7 +220,7 @@ func (o *runOptions) reproEnv() []string {
 // baseline and the suite's own files.
 func (o *runOptions) outputs(def *check.Definition) []output {
 	outs := append(o.reports.outputs(),
-		output{flag: "trace", path: o.trace, file: true},
+		output{flag: "trace", path: o.trace, file: true, stream: true},
 		output{flag: "write-known-failing", path: o.writeBaseline, file: true})
 	return append(outs, suiteOutputs(def.Flags, o.suiteFlags())...)
 }
