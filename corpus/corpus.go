@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/internal/atomicfile"
@@ -114,6 +115,15 @@ func open(fsys fs.FS, name, osRoot string) (*Corpus, error) {
 			problems = append(problems, problem(p, err))
 			return nil
 		}
+		if unsafeName(p) {
+			// Check IDs, repro commands and errors are made of file
+			// names: one that could begin a line or hide one is refused.
+			problems = append(problems, Problem{termsafe.Line(p), "the name holds a control, invisible or invalid character; rename it"})
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			if msg := symlinkProblem(osRoot, p); msg != "" {
 				problems = append(problems, Problem{p, msg})
@@ -155,6 +165,12 @@ func open(fsys fs.FS, name, osRoot string) (*Corpus, error) {
 		return nil, &Error{Corpus: name, Problems: problems}
 	}
 	return c, nil
+}
+
+// unsafeName reports whether a path holds invalid UTF-8 or a character
+// termsafe would show escaped.
+func unsafeName(p string) bool {
+	return !utf8.ValidString(p) || strings.ContainsFunc(p, termsafe.Escaped)
 }
 
 // symlinkProblem says why the symlink at p may not be followed, or "".

@@ -67,7 +67,7 @@ func TestReadFileGrown(t *testing.T) {
 }
 
 // TestErrorCannotForgeLines: a file name from the corpus cannot break or
-// forge a line of the error.
+// forge a line of the error: the corpus is refused, the name escaped.
 func TestErrorCannotForgeLines(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no newlines in Windows file names")
@@ -82,7 +82,29 @@ func TestErrorCannotForgeLines(t *testing.T) {
 		t.Fatal("an unlisted file passed")
 	}
 	msg := err.Error()
-	if strings.ContainsAny(msg, "\n\x1b") || !strings.Contains(msg, "x‹U+000A›PASS  jcs-fake‹U+001B›[2K: on disk but not listed") {
+	if strings.ContainsAny(msg, "\n\x1b") || !strings.Contains(msg, "x‹U+000A›PASS  jcs-fake‹U+001B›[2K: the name holds a control, invisible or invalid character; rename it") {
 		t.Errorf("err = %q", msg)
+	}
+}
+
+// TestUnsafeNamesRefused: a corpus without a manifest, whose file names
+// become check IDs and repro commands, refuses every name with a control,
+// invisible or invalid character, in a file or a directory.
+func TestUnsafeNamesRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no such names in Windows file names")
+	}
+	for _, name := range []string{"input/a\nFAKE.json", "in\u202eput/a.json", "input/a\x7f.json", "input/\xff.json"} {
+		dir := writeTree(t, map[string]string{"input/ok.json": "{}"})
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644); err != nil {
+			t.Skipf("cannot name a file %q here: %v", name, err)
+		}
+		_, err := OpenDir(dir, 0)
+		if err == nil || !strings.Contains(err.Error(), "the name holds a control, invisible or invalid character") || strings.ContainsAny(err.Error(), "\n\x7f\u202e") {
+			t.Errorf("%q: err = %v", name, err)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -71,6 +72,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRootCmd(e, used)
+	refuseUnknownSubcommands(root)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -87,9 +89,36 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// referee's, their contents made safe.
 		// cobra indents its suggestions with a tab, which Text would show.
 		msg := strings.ReplaceAll(err.Error(), "\n\t", "\n  ")
-		fmt.Fprintf(stderr, "referee: %s\n", termsafe.Text(msg))
+		fmt.Fprintf(stderr, "referee: %s\n", clipMessage(termsafe.Text(msg)))
 	}
 	return code
+}
+
+// The most an error message shows: lines, and bytes of one line. A corpus
+// value or an implementation's text quoted in it can be as long as a file.
+const (
+	maxMessageLines    = 100
+	maxMessageLineSize = 2000
+)
+
+// clipMessage cuts an error message to maxMessageLines lines of at most
+// maxMessageLineSize bytes each, saying what it left out.
+func clipMessage(s string) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > maxMessageLines {
+		more := len(lines) - maxMessageLines
+		lines = append(lines[:maxMessageLines], fmt.Sprintf("... and %d more lines", more))
+	}
+	for i, l := range lines {
+		if len(l) > maxMessageLineSize {
+			cut := maxMessageLineSize
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
+				cut--
+			}
+			lines[i] = fmt.Sprintf("%s... (%d bytes in all)", l[:cut], len(l))
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // waitsOnOthers reports whether the command named used may wait on another
@@ -121,6 +150,28 @@ func exitCode(err error) int {
 	}
 	// Anything else reaching here is a flag or argument error from cobra.
 	return report.ExitUsage
+}
+
+// refuseUnknownSubcommands makes every command below the root that only
+// groups others (corpus, a suite's inspect) refuse an argument that names
+// none of them, as the root does, rather than print its help and exit 0.
+func refuseUnknownSubcommands(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		if c.HasSubCommands() && c.Run == nil && c.RunE == nil {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return c.Help()
+				}
+				c.SuggestionsMinimumDistance = 2 // as the root's
+				if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+					return usageError("unknown command %q for %q (did you mean %s?)", args[0], c.CommandPath(), s[0])
+				}
+				return usageError("unknown command %q for %q (see %s --help)", args[0], c.CommandPath(), c.CommandPath())
+			}
+		}
+		refuseUnknownSubcommands(c)
+	}
 }
 
 // newRootCmd builds the command tree for the command used names. When

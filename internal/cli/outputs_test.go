@@ -94,3 +94,36 @@ func TestByteSize(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorMessageClipped: a corpus value quoted in an error (a number of
+// a million digits, which the corpus's size limit allows) gives a line of
+// at most a few kilobytes, saying how long it was; and a message of many
+// lines shows the first ones and how many more.
+func TestErrorMessageClipped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := strings.Repeat("1", 1_000_000)
+	vectors := `{"format":"referee-jcs/1","vectors":[{"name":"a","input":"[` + big + `]","output":"[` + big + `]"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "vectors.json"), []byte(vectors), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"run", "jcs", "--corpus", dir}, strings.NewReader(""), &stdout, &stderr)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (a corpus error); stderr %.300q", code, stderr.String())
+	}
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if len(l) > maxMessageLineSize+100 {
+			t.Errorf("a stderr line of %d bytes: %.200q", len(l), l)
+		}
+	}
+	if !strings.Contains(stderr.String(), "bytes in all)") {
+		t.Errorf("the clipped line does not say how long it was: %.300q", stderr.String())
+	}
+
+	lines := strings.Repeat("problem\n", maxMessageLines+7)
+	got := clipMessage(strings.TrimSuffix(lines, "\n"))
+	if n := strings.Count(got, "\n") + 1; n != maxMessageLines+1 || !strings.HasSuffix(got, "\n... and 7 more lines") {
+		t.Errorf("%d lines, ending %q", n, got[max(0, len(got)-40):])
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/termsafe"
 )
 
 // Mutation is one step of a scenario's script, applied to the signed op.
@@ -57,7 +58,7 @@ func Apply(op canon.Value, muts []Mutation, recomputeID func(body canon.Value) (
 			err = fmt.Errorf("unknown mutation op %q", m.Op)
 		}
 		if err != nil {
-			return canon.Value{}, fmt.Errorf("mutation %d (%s %s): %w", i, m.Op, m.Path, err)
+			return canon.Value{}, fmt.Errorf("mutation %d (%s %s): %w", i, termsafe.Line(m.Op), termsafe.Line(m.Path), err)
 		}
 	}
 	return out, nil
