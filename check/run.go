@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/refereehq/referee/adapter"
 )
@@ -28,6 +30,11 @@ type Options struct {
 	// of any run, and Expand fills Results. The report of a compact run
 	// (report.New) is lean: it holds no copy of them either.
 	Compact bool
+	// MaxEvidence, if set, is the most of each value of a non-pass's
+	// evidence kept (expected, actual, each request and reply line), as
+	// clipEvidence cuts it: what a report needs, held for the whole run.
+	// The fuzzer, which compares whole values, leaves it 0.
+	MaxEvidence int
 }
 
 // Run is the outcome of executing a suite's selected checks.
@@ -301,6 +308,9 @@ func runOne(ctx context.Context, target Target, client *adapter.Client, c *Check
 	if opt.Repro != nil && len(s.exchanges) > 0 {
 		res.Evidence.Repro = opt.Repro(c.ID, s.exchanges)
 	}
+	if opt.MaxEvidence > 0 {
+		clipEvidence(&res, opt.MaxEvidence)
+	}
 	return res
 }
 
@@ -347,4 +357,50 @@ func Unstarted(checks []Check, err error, ev Evidence) *Run {
 		results[i] = notRun(Result{ID: c.ID, Level: c.LevelOf(), Evidence: ev}, notStarted+err.Error())
 	}
 	return &Run{Results: results, Started: time.Now()}
+}
+
+// MaxEvidence is the most of one value (expected, actual, a request or a
+// reply line) a report's run keeps (Options.MaxEvidence). A failing check's
+// evidence is held until the reports are written, and one reply may be
+// 16 MiB; the diff and the first differing offset are taken from the whole
+// values before.
+const MaxEvidence = 64 << 10
+
+// clipEvidence cuts each value of res longer than limit to its first limit
+// bytes (at a character boundary), on a copy, so the whole value can be
+// freed, and says so in a note.
+func clipEvidence(res *Result, limit int) {
+	var notes []string
+	text := func(what, v string) string {
+		if len(v) <= limit {
+			return v
+		}
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(v[cut]) {
+			cut--
+		}
+		notes = append(notes, fmt.Sprintf("%s: the first %d of its %d bytes are kept", what, cut, len(v)))
+		return strings.Clone(v[:cut])
+	}
+	line := func(what string, b []byte) []byte {
+		if len(b) <= limit {
+			return b
+		}
+		notes = append(notes, fmt.Sprintf("%s: the first %d of its %d bytes are kept", what, limit, len(b)))
+		return bytes.Clone(b[:limit])
+	}
+	res.Expected = text("expected", res.Expected)
+	res.Actual = text("actual", res.Actual)
+	if len(res.Evidence.Exchanges) > 0 {
+		xs := make([]adapter.Exchange, len(res.Evidence.Exchanges))
+		for i, x := range res.Evidence.Exchanges {
+			n := ""
+			if len(res.Evidence.Exchanges) > 1 {
+				n = fmt.Sprintf(" %d", i+1)
+			}
+			xs[i] = adapter.Exchange{Request: line("request"+n, x.Request), Reply: line("reply"+n, x.Reply)}
+		}
+		res.Evidence.Exchanges = xs
+	}
+	res.Evidence.Notes = append(res.Evidence.Notes, notes...)
 }

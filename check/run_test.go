@@ -2,8 +2,10 @@ package check_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,5 +200,50 @@ func TestExecuteCompact(t *testing.T) {
 	compact.Expand()
 	if compact.Compact() || len(compact.Results) != len(checks) || compact.Results[0].Known != check.KnownFailing || !same(compact.Results[1], whole.Results[1]) {
 		t.Errorf("expanded: %+v", compact.Results)
+	}
+}
+
+// TestEvidenceClipped: with Options.MaxEvidence, a failing check keeps at
+// most MaxEvidence bytes of its expected and actual values and of each line it exchanged, with a
+// note giving each whole size; the diff is the whole values' (the first
+// difference lies beyond what is kept).
+func TestEvidenceClipped(t *testing.T) {
+	const n = 1 << 20
+	big := strings.Repeat("x", n)
+	args := `{"s":"` + big + `"}`
+	want := `{"s":"` + big + `y"}`
+	cfg := adaptertest.Process(t, adaptertest.Good)
+	start := func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }
+	c, err := adapter.Dial(context.Background(), start, "test", adapter.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	checks := []check.Check{echoCheck("t/big", "echo", args, want)}
+	whole := check.Execute(context.Background(), c, checks, check.Options{}).Results[0]
+	if len(whole.Expected) != len(want) || len(whole.Evidence.Exchanges[0].Reply) < n {
+		t.Errorf("without MaxEvidence the values were cut: expected %d bytes", len(whole.Expected))
+	}
+	r := check.Execute(context.Background(), c, checks, check.Options{MaxEvidence: check.MaxEvidence}).Results[0]
+	if r.Status != check.Fail {
+		t.Fatalf("status %s (%s), want fail", r.Status, r.Reason)
+	}
+	if len(r.Expected) != check.MaxEvidence || len(r.Actual) != check.MaxEvidence {
+		t.Errorf("expected %d bytes, actual %d, want %d each", len(r.Expected), len(r.Actual), check.MaxEvidence)
+	}
+	if x := r.Evidence.Exchanges; len(x) != 1 || len(x[0].Request) != check.MaxEvidence || len(x[0].Reply) != check.MaxEvidence {
+		t.Errorf("exchanges not clipped to %d bytes each: %d", check.MaxEvidence, len(x))
+	}
+	if d := r.Evidence.Diff; d == nil || d.Offset != len(args)-2 {
+		t.Errorf("diff = %+v, want the first difference at %d", d, len(args)-2)
+	}
+	for _, note := range []string{
+		fmt.Sprintf("expected: the first %d of its %d bytes are kept", check.MaxEvidence, len(want)),
+		fmt.Sprintf("actual: the first %d of its %d bytes are kept", check.MaxEvidence, len(args)),
+		fmt.Sprintf("reply: the first %d of its", check.MaxEvidence),
+	} {
+		if !slices.ContainsFunc(r.Evidence.Notes, func(s string) bool { return strings.HasPrefix(s, note) }) {
+			t.Errorf("no note %q in %q", note, r.Evidence.Notes)
+		}
 	}
 }

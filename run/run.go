@@ -213,7 +213,7 @@ func (p *Plan) Execute(ctx context.Context) *Result {
 	} else {
 		h := target.Hello()
 		impl.Name, impl.Version, impl.Ops = h.Name, h.Version, h.Ops
-		res.Run = check.Execute(ctx, target, p.Checks, check.Options{Parallel: p.opts.Parallel, Repro: p.repro, Progress: p.opts.Progress, Compact: p.opts.Compact})
+		res.Run = check.Execute(ctx, target, p.Checks, check.Options{Parallel: p.opts.Parallel, Repro: p.repro, Progress: p.opts.Progress, Compact: p.opts.Compact, MaxEvidence: check.MaxEvidence})
 		target.Close()
 	}
 	suite := p.Loaded.Suite

@@ -213,7 +213,7 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 		res.Unreachable = true
 		res.Run = check.Unstarted(selected, err, check.Evidence{})
 	} else {
-		res.Run = check.Execute(ctx, c, selected, check.Options{})
+		res.Run = check.Execute(ctx, c, selected, check.Options{MaxEvidence: check.MaxEvidence})
 		res.Ack = c.ack
 		c.Close()
 		res.Interrupted = ctx.Err() != nil
