@@ -3,6 +3,7 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,6 +83,21 @@ func TestDeepReplyIsRefused(t *testing.T) {
 	ok := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
 	if _, err := decodeReply([]byte(`{"id":1,"ok":` + ok + `}`)); err != nil {
 		t.Fatalf("a 1000-deep reply: %v", err)
+	}
+}
+
+// TestReplyValuesBounded: a reply of more than MaxReplyValues values, which
+// fits in a line (an array of a million zeros is 2 MB), is refused before
+// it is built; one at the bound is read.
+func TestReplyValuesBounded(t *testing.T) {
+	// The reply object, id and ok are three values; ok's array one more.
+	elems := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]" }
+	if _, err := decodeReply([]byte(`{"id":1,"ok":` + elems(MaxReplyValues-3) + `}`)); err != nil {
+		t.Fatalf("a reply of %d values: %v", MaxReplyValues, err)
+	}
+	_, err := decodeReply([]byte(`{"id":1,"ok":` + elems(MaxReplyValues-2) + `}`))
+	if err == nil || err.Error() != fmt.Sprintf("more than %d values", MaxReplyValues) {
+		t.Fatalf("a reply of %d values: err = %v", MaxReplyValues+1, err)
 	}
 }
 
@@ -182,4 +198,35 @@ func FuzzMarshalArgsMap(f *testing.F) {
 			t.Fatalf("MarshalArgs(%q) = %s, %v; encoding/json writes %s", m, got, err, want.String())
 		}
 	})
+}
+
+// TestHelloOpsBounded: a hello lists at most MaxOps distinct ops, each of
+// at most MaxOpName bytes; the list is kept in every report.
+func TestHelloOpsBounded(t *testing.T) {
+	ops := func(names ...string) string {
+		b, _ := json.Marshal(names)
+		return `{"id":0,"ok":{"name":"x","ops":` + string(b) + `}}`
+	}
+	many := make([]string, MaxOps+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("op%d", i)
+	}
+	for _, tt := range []struct {
+		line, err string
+	}{
+		{ops(many[:MaxOps]...), ""},
+		{ops(many...), fmt.Sprintf("hello reply: %d ops, more than %d", MaxOps+1, MaxOps)},
+		{ops(strings.Repeat("o", MaxOpName)), ""},
+		{ops(strings.Repeat("o", MaxOpName+1)), fmt.Sprintf("hello reply: an op name of %d bytes, more than %d", MaxOpName+1, MaxOpName)},
+		{ops("echo", "fail", "echo"), `hello reply: op "echo" is listed twice`},
+	} {
+		r, err := decodeReply([]byte(tt.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = decodeHello(r)
+		if got := fmt.Sprint(err); (tt.err == "" && err != nil) || (tt.err != "" && got != tt.err) {
+			t.Errorf("%.60s: err = %v, want %q", tt.line, err, tt.err)
+		}
+	}
 }

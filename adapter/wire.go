@@ -22,6 +22,17 @@ const MaxLine = 16 << 20
 // so no suite walks a value deep enough to exhaust the stack.
 const MaxReplyDepth = 100_000
 
+// MaxReplyValues is the most values a reply may hold: more is a fault. A
+// 16 MiB line of small values would otherwise take gigabytes once read.
+const MaxReplyValues = 1 << 20
+
+// The most ops a hello may list, and the longest op name: a suite has a
+// few dozen ops, and the list is kept in every report.
+const (
+	MaxOps    = 1024
+	MaxOpName = 256
+)
+
 // Hello is what an adapter says about itself in reply to the hello request.
 type Hello struct {
 	Name        string   `json:"name"`
@@ -214,7 +225,10 @@ func MarshalArgs(v any) ([]byte, error) {
 // decodeReply parses one reply line strictly: an object with an integer id and
 // exactly one of ok and err, where err is an object.
 func decodeReply(line []byte) (*Reply, error) {
-	v, err := canon.Parse(line, canon.ReadOptions{MaxDepth: MaxReplyDepth})
+	v, err := canon.Parse(line, canon.ReadOptions{MaxDepth: MaxReplyDepth, MaxValues: MaxReplyValues})
+	if errors.Is(err, canon.ErrTooMany) {
+		return nil, fmt.Errorf("more than %d values", MaxReplyValues)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
@@ -305,10 +319,18 @@ func decodeHello(r *Reply) (Hello, error) {
 			if v.Kind != canon.Array {
 				return Hello{}, errors.New("hello reply: ops must be an array of strings")
 			}
-			h.Ops = []string{}
+			if len(v.Elems) > MaxOps {
+				return Hello{}, fmt.Errorf("hello reply: %d ops, more than %d", len(v.Elems), MaxOps)
+			}
+			h.Ops = make([]string, 0, len(v.Elems))
 			for _, op := range v.Elems {
-				if op.Kind != canon.String {
+				switch {
+				case op.Kind != canon.String:
 					return Hello{}, errors.New("hello reply: ops must be an array of strings")
+				case len(op.Str) > MaxOpName:
+					return Hello{}, fmt.Errorf("hello reply: an op name of %d bytes, more than %d", len(op.Str), MaxOpName)
+				case slices.Contains(h.Ops, op.Str):
+					return Hello{}, fmt.Errorf("hello reply: op %q is listed twice", op.Str)
 				}
 				h.Ops = append(h.Ops, op.Str)
 			}

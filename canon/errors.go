@@ -20,6 +20,8 @@ var (
 	ErrNonFinite = errors.New("canon: non-finite number")
 	// ErrDepth reports nesting deeper than allowed.
 	ErrDepth = errors.New("canon: nesting too deep")
+	// ErrTooMany reports more values than ReadOptions.MaxValues allows.
+	ErrTooMany = errors.New("canon: too many values")
 	// ErrNumberRange reports a number whose magnitude the profile cannot represent.
 	ErrNumberRange = errors.New("canon: number out of range")
 	// ErrNotInteger reports a number that an integer-only profile cannot write.

@@ -11,7 +11,7 @@ import (
 
 // sentinels are the errors that every error of the package unwraps to.
 var sentinels = []error{ErrSyntax, ErrInvalidUTF8, ErrDuplicateKey, ErrTrailingData, ErrNonFinite, ErrDepth,
-	ErrNumberRange, ErrNotInteger, ErrLoneSurrogate, ErrUnsupportedType}
+	ErrTooMany, ErrNumberRange, ErrNotInteger, ErrLoneSurrogate, ErrUnsupportedType}
 
 func isSentinel(err error) bool {
 	for _, s := range sentinels {

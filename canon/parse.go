@@ -29,6 +29,11 @@ type ReadOptions struct {
 	// compared after decoding their escapes. Values other than LastWins
 	// reject duplicates.
 	Duplicates DuplicatePolicy
+	// MaxValues is the most values (scalars and containers, at any depth)
+	// the text may hold, or 0 (or less) for no limit; one more is an
+	// ErrTooMany error. A Value takes some 90 bytes, so a text of small
+	// values takes dozens of times its size once read.
+	MaxValues int
 }
 
 // Parse reads data as one strict RFC 8259 JSON text.
@@ -44,9 +49,10 @@ type ReadOptions struct {
 // memory and ReadOptions.MaxDepth.
 func Parse(data []byte, opts ReadOptions) (Value, error) {
 	p := parser{
-		s:        string(data),
-		maxDepth: opts.MaxDepth,
-		lastWins: opts.Duplicates == LastWins,
+		s:         string(data),
+		maxDepth:  opts.MaxDepth,
+		maxValues: opts.MaxValues,
+		lastWins:  opts.Duplicates == LastWins,
 	}
 	return p.parse()
 }
@@ -65,10 +71,12 @@ const dupIndexMin = 32
 // in shared scratch stacks and copied out, exactly sized, when the
 // container closes.
 type parser struct {
-	s        string
-	pos      int
-	maxDepth int
-	lastWins bool
+	s         string
+	pos       int
+	maxDepth  int
+	maxValues int
+	values    int // values begun so far
+	lastWins  bool
 
 	open      []byte       // kind of each open container, outermost first
 	arrayBase []int        // for each open array, its first element's index in vals
@@ -174,6 +182,9 @@ value:
 		c := p.s[p.pos]
 		if p.maxDepth > 0 && len(p.open) > p.maxDepth && startsValue(c) {
 			return Value{}, p.fail(p.pos, ErrDepth, "nesting depth %d exceeds the limit of %d", len(p.open), p.maxDepth)
+		}
+		if p.values++; p.maxValues > 0 && p.values > p.maxValues && startsValue(c) {
+			return Value{}, p.fail(p.pos, ErrTooMany, "more than %d values", p.maxValues)
 		}
 		switch {
 		case c == '[':

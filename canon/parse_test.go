@@ -415,3 +415,27 @@ func TestParseContainerSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxValues: every value counts toward ReadOptions.MaxValues, at any
+// depth, containers and object member values alike (keys do not).
+func TestMaxValues(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		max  int
+		fail bool
+	}{
+		{`[1,2,3]`, 4, false},
+		{`[1,2,3]`, 3, true},
+		{`{"a":[1],"b":{}}`, 4, false},
+		{`{"a":[1],"b":{}}`, 3, true},
+		{`"s"`, 1, false},
+		{`[[],[[]]]`, 4, false},
+		{`[[],[[]]]`, 3, true},
+		{`[1,2,3]`, 0, false},
+	} {
+		_, err := Parse([]byte(tt.in), ReadOptions{MaxValues: tt.max})
+		if got := errors.Is(err, ErrTooMany); got != tt.fail || (err != nil && !tt.fail) {
+			t.Errorf("Parse(%s, MaxValues %d) = %v, want too many: %v", tt.in, tt.max, err, tt.fail)
+		}
+	}
+}

@@ -278,12 +278,16 @@ func DecodeReply(data []byte) (*Envelope, error) {
 	return env, nil
 }
 
+// MaxEnvelopeValues is the most values an envelope may hold: a 16 MiB line
+// of small values would otherwise take gigabytes once read.
+const MaxEnvelopeValues = 1 << 20
+
 // decodeEnvelope is DecodeEnvelope, with the envelope as parsed JSON too.
 func decodeEnvelope(data []byte) (*Envelope, canon.Value, error) {
 	data = bytes.TrimRight(data, "\r\n")
 	// encoding/json would take duplicate members (last wins), invalid UTF-8
 	// and member names in any case; the reference reader (serde) refuses them.
-	v, err := canon.Parse(data, canon.ReadOptions{MaxDepth: 128})
+	v, err := canon.Parse(data, canon.ReadOptions{MaxDepth: 128, MaxValues: MaxEnvelopeValues})
 	if err != nil {
 		return nil, v, fmt.Errorf("not one JSON text: %v", err)
 	}

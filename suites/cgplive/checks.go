@@ -194,7 +194,7 @@ var bodyMembers = []string{"content", "title", "provenance", "score", "citation_
 // bodyMember names the first frame body member anywhere in a verified
 // reply's response ("response.verdicts[1].frame.content"), or "".
 func bodyMember(reply []byte) string {
-	v, err := canon.Parse(reply, canon.ReadOptions{MaxDepth: 128})
+	v, err := canon.Parse(reply, canon.ReadOptions{MaxDepth: 128, MaxValues: cgp.MaxEnvelopeValues})
 	if err != nil {
 		return ""
 	}

@@ -134,7 +134,7 @@ func (h *httpT) scrub(body []byte) []byte {
 		return body
 	}
 	body = bytes.ReplaceAll(body, []byte(tok), []byte("[token]"))
-	v, err := canon.Parse(body, canon.ReadOptions{MaxDepth: 128})
+	v, err := canon.Parse(body, canon.ReadOptions{MaxDepth: 128, MaxValues: cgp.MaxEnvelopeValues})
 	if err != nil || !scrubValue(&v, tok) {
 		return body
 	}

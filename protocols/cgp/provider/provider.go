@@ -306,7 +306,7 @@ func (p *Provider) encode(reply *cgp.Envelope) ([]byte, error) {
 	if err != nil || p.mode != modeMisnamedRel || reply.Type != cgp.TypeFrames {
 		return b, err
 	}
-	v, err := canon.Parse(b, canon.ReadOptions{MaxDepth: 128})
+	v, err := canon.Parse(b, canon.ReadOptions{MaxDepth: 128, MaxValues: cgp.MaxEnvelopeValues})
 	if err != nil {
 		return nil, fmt.Errorf("misnamed-rel: rereading the frames reply: %w", err)
 	}
