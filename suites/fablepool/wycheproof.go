@@ -1,6 +1,7 @@
 package fablepool
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -54,6 +55,13 @@ func wycheproofChecks(path string, limit int64) ([]check.Check, error) {
 				return nil, fmt.Errorf("--wycheproof %s: tcId %d twice", path, t.TcID)
 			}
 			seen[t.TcID] = true
+			// A value that is not hex is the file's fault, not the
+			// implementation's: verify would be blamed for refusing it.
+			for _, f := range []struct{ name, v string }{{"publicKey.pk", g.PublicKey.PK}, {"msg", t.Msg}, {"sig", t.Sig}} {
+				if _, err := hex.DecodeString(f.v); err != nil {
+					return nil, fmt.Errorf("--wycheproof %s: tcId %d: %s is not hex: %v", path, t.TcID, f.name, err)
+				}
+			}
 			var want bool
 			switch t.Result {
 			case "valid":
