@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 )
 
@@ -16,6 +17,11 @@ import (
 // checks, and a verdict (conformant) that follows from them. A report is
 // untrusted input: Read never trusts what it can recompute.
 func Read(data []byte) (*Report, error) {
+	// A member twice would be read as its last value by encoding/json,
+	// which WriteJSON never writes ("complete": false, "complete": true).
+	if _, err := canon.Parse(data, canon.ReadOptions{}); err != nil {
+		return nil, fmt.Errorf("not one JSON object: %w", err)
+	}
 	// Unmarshal refuses anything but one JSON value, trailing data too.
 	var head struct {
 		Format *string `json:"format"`
