@@ -213,6 +213,19 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 	if o.Suite != nil {
 		suiteIDs = o.Suite(first.r.Suite)
 	}
+	if suiteIDs != nil {
+		// The suite of that very corpus is known: a check it does not have
+		// was made up or edited in.
+		known := make(map[string]bool, len(suiteIDs))
+		for _, id := range suiteIDs {
+			known[id] = true
+		}
+		for _, r := range merged.Results {
+			if !known[r.ID] {
+				return nil, nil, nil, check.Usagef("merge: %s holds check %q, which suite %s has not (corpus %s)", where[r.ID], r.ID, first.r.Suite.Name, first.r.Suite.CorpusDigest)
+			}
+		}
+	}
 	order(merged.Results, suiteIDs)
 
 	tool, suite, impl, strict := first.r.Tool, first.r.Suite, identity(parts), first.r.Strict

@@ -492,3 +492,33 @@ func FuzzMerge(f *testing.F) {
 		}
 	})
 }
+
+// TestMergeRefusesUnknownCheck: when the suite of the reports' corpus is
+// known, a check it does not have (an ID edited into a shard's report) is
+// a usage error naming the report; without the suite, the merge cannot
+// tell and takes it.
+func TestMergeRefusesUnknownCheck(t *testing.T) {
+	t.Parallel()
+	parts := shards(t, "", 2, "")
+	var doc map[string]any
+	if err := json.Unmarshal(parts[1].Data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	// An ID that falls in shard 2/2, so that only the suite can refuse it.
+	fake := "jcs/numbers/not-a-check"
+	for i := 0; run.ShardOf(fake, 2) != 2; i++ {
+		fake = fmt.Sprintf("jcs/numbers/not-a-check-%d", i)
+	}
+	doc["checks"].([]any)[0].(map[string]any)["id"] = fake
+	var err error
+	if parts[1].Data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	_, err = merge.Merge(parts, merge.Options{Suite: suiteOrder(t)})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("merge: shard-2.json holds check %q, which suite jcs has not", fake)) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := merge.Merge(parts, merge.Options{}); err != nil {
+		t.Fatalf("without the suite: %v", err)
+	}
+}
