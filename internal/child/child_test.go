@@ -74,6 +74,8 @@ func runChild(what string) int {
 		fmt.Fprintln(os.Stderr, "last")
 	case "stubborn":
 		ignoreTerm()
+		fmt.Fprintln(os.Stderr, "ignoring SIGTERM")
+		fmt.Println("ready") // after the stderr line: a test can wait for both
 		io.Copy(io.Discard, os.Stdin)
 		fmt.Fprintln(os.Stderr, "stdin closed; staying")
 		time.Sleep(time.Hour)
@@ -341,10 +343,23 @@ func TestStopWaitsForStderr(t *testing.T) {
 			var live bytes.Buffer
 			cfg := child(tt.what)
 			cfg.Stderr = &live
+			ready := make(chan struct{})
+			var once sync.Once
+			cfg.Stdout = func(line []byte, err error) {
+				if err == nil && string(line) == "ready" {
+					once.Do(func() { close(ready) })
+				}
+			}
 			p := start(t, cfg)
-			if tt.what == "stderr-flood" {
+			switch tt.what {
+			case "stderr-flood":
 				// Let it write everything first, so the tail is full.
 				<-p.Exited()
+			case "stubborn":
+				// It is killed after the grace: wait until it has written a
+				// stderr line, so there is one the copier must have copied
+				// when Stop returns, however slow its start.
+				<-ready
 			}
 			if _, err := p.Stop(context.Background(), tt.grace); err != nil {
 				t.Fatal(err)
