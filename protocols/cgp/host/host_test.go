@@ -161,6 +161,9 @@ func TestHTTP(t *testing.T) {
 			w.WriteHeader(http.StatusUnauthorized)
 		case "/500":
 			http.Error(w, "boom "+token, http.StatusInternalServerError)
+		case "/500-long":
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, "overloaded "+strings.Repeat("x", 17<<20))
 		case "/empty":
 			w.WriteHeader(http.StatusNoContent)
 		case "/redirect":
@@ -180,7 +183,7 @@ func TestHTTP(t *testing.T) {
 	for _, tc := range []struct {
 		path string
 		kind Kind
-	}{{"/401", KindUnauthorized}, {"/500", KindTransport}, {"/empty", KindWire}, {"/v2", KindVersionMismatch},
+	}{{"/401", KindUnauthorized}, {"/500", KindTransport}, {"/500-long", KindTransport}, {"/empty", KindWire}, {"/v2", KindVersionMismatch},
 		{"/redirect", KindTransport}, {"/echo", KindVersionMismatch}, {"/echo-escaped", KindProvider}, {"/null", KindWire}} {
 		h, err := Dial(ctx, Target{URL: srv.URL + tc.path, Token: token})
 		if err != nil {
@@ -189,6 +192,9 @@ func TestHTTP(t *testing.T) {
 		_, err = h.Handshake(ctx)
 		if !IsKind(err, tc.kind) {
 			t.Errorf("%s: %v, want %s", tc.path, err, tc.kind)
+		}
+		if tc.path == "/500-long" && (err == nil || !strings.Contains(err.Error(), `HTTP 500: "overloaded xxx`)) {
+			t.Errorf("%s: %v, want the status and the body's start", tc.path, err)
 		}
 		if err != nil && strings.Contains(err.Error(), token) {
 			t.Errorf("%s: the error prints the token: %v", tc.path, err)

@@ -89,9 +89,8 @@ func (h *httpT) roundTrip(ctx context.Context, line []byte) ([]byte, error) {
 	// before the body is traced, recorded or quoted.
 	body = h.scrub(body)
 	h.target.Trace.Line("<-", body)
+	// The status first: a 500 with a long body is a 500.
 	switch {
-	case len(body) > cgp.MaxLine:
-		return nil, &Error{Kind: KindTransport, Msg: fmt.Sprintf("the response body is longer than %d bytes", cgp.MaxLine)}
 	case resp.StatusCode == http.StatusUnauthorized:
 		return nil, &Error{Kind: KindUnauthorized, Msg: "HTTP 401: the provider refused the credential"}
 	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
@@ -104,6 +103,8 @@ func (h *httpT) roundTrip(ctx context.Context, line []byte) ([]byte, error) {
 			}
 		}
 		return nil, &Error{Kind: KindTransport, Msg: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, h.redact(clip(body)))}
+	case len(body) > cgp.MaxLine:
+		return nil, &Error{Kind: KindTransport, Msg: fmt.Sprintf("the response body is longer than %d bytes", cgp.MaxLine)}
 	case len(bytes.TrimSpace(body)) == 0:
 		return nil, &Error{Kind: KindWire, Msg: fmt.Sprintf("HTTP %d with an empty body where an envelope was due", resp.StatusCode)}
 	}
