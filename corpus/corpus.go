@@ -15,6 +15,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -145,8 +146,15 @@ func open(fsys fs.FS, name, osRoot string) (*Corpus, error) {
 	}
 	sort.Strings(c.files)
 
-	raw, err := fs.ReadFile(fsys, ManifestName)
+	// A manifest the walk refused (a symlink leading out) is not read: its
+	// problem says why.
+	refused := slices.ContainsFunc(problems, func(pr Problem) bool { return pr.Path == ManifestName })
+	var raw []byte
+	if !refused {
+		raw, err = fs.ReadFile(fsys, ManifestName)
+	}
 	switch {
+	case refused:
 	case errors.Is(err, fs.ErrNotExist):
 		c.Digest = listDigest(fsys, c.files, &problems)
 	case err != nil:

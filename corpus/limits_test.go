@@ -108,3 +108,28 @@ func TestUnsafeNamesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestSymlinkOutNotRead: a manifest.json that is a symlink leading
+// out of the corpus is refused as the link it is, and not read: the error
+// names the link, not the content of the file it points at.
+func TestManifestSymlinkOutNotRead(t *testing.T) {
+	root := t.TempDir()
+	victim := filepath.Join(root, "victim.txt")
+	if err := os.WriteFile(victim, []byte("Victim's secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "corpus")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, ManifestName)); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	_, err := OpenDir(dir, 0)
+	if err == nil || !strings.Contains(err.Error(), ManifestName+": symlink leads out of the corpus") || strings.Contains(err.Error(), "canon:") {
+		t.Fatalf("err = %v", err)
+	}
+}
