@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 )
 
 // Options tune a Client.
@@ -44,13 +43,12 @@ type Client struct {
 
 	mu            sync.Mutex
 	conn          Conn
-	gen           int    // connection generation
-	countedGen    int    // the last generation whose break was counted
-	lastFault     int64  // the order of the latest call charged with a fault
-	lastWhy       string // what that fault was, for the error that gives up
-	faults        int    // faults in a row
-	gaveUp        bool
-	cleanEnd      bool // the retired connection ended in a clean exit
+	gen           int   // connection generation
+	countedGen    int   // the last generation whose break was counted
+	lastFault     int64 // the order of the latest call charged with a fault
+	faults        int   // faults in a row
+	gaveUpErr     error // ErrGaveUp with the fault that ended the run; nil until then
+	cleanEnd      bool  // the retired connection ended in a clean exit
 	restarts      int
 	cleanRestarts int
 	stderr        string // stderr tail of the last connection that broke
@@ -126,7 +124,7 @@ func (c *Client) Offers(op string) bool { return c.hello.Offers(op) }
 func (c *Client) GaveUp() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.gaveUp
+	return c.gaveUpErr != nil
 }
 
 // Restarts returns how many times a broken connection was replaced.
@@ -227,8 +225,8 @@ func (c *Client) withLimit(err error) error {
 func (c *Client) current(ctx context.Context, order int64) (Conn, int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gaveUp {
-		return nil, 0, c.gaveUpErr()
+	if c.gaveUpErr != nil {
+		return nil, 0, c.gaveUpErr
 	}
 	if c.conn != nil {
 		if f := ended(c.conn); f != nil {
@@ -245,8 +243,8 @@ func (c *Client) current(ctx context.Context, order int64) (Conn, int, error) {
 				// Counted as coming before this call, whose success then
 				// resets the count: the call was issued after the fault.
 				c.countedGen = c.gen
-				if c.countFault(order-1, f.Msg); c.gaveUp {
-					return nil, 0, c.gaveUpErr()
+				if c.countFault(order-1, f.Msg); c.gaveUpErr != nil {
+					return nil, 0, c.gaveUpErr
 				}
 			}
 		}
@@ -320,20 +318,11 @@ func (c *Client) broke(conn Conn, gen int, order int64, f *Fault, charged bool) 
 // countFault counts one fault, why, of the call issued at order.
 func (c *Client) countFault(order int64, why string) {
 	c.lastFault = max(c.lastFault, order)
-	c.lastWhy = why
 	c.faults++
-	if c.faults >= c.opts.MaxFaults && !c.gaveUp {
-		c.gaveUp = true
+	if c.faults >= c.opts.MaxFaults && c.gaveUpErr == nil {
+		c.gaveUpErr = fmt.Errorf("%w (the last: %s)", ErrGaveUp, why)
 		c.opts.Trace.Event("giving up after %d faults in a row", c.faults)
 	}
-}
-
-// gaveUpErr is ErrGaveUp with the fault that ended the run. c.mu is held.
-func (c *Client) gaveUpErr() error {
-	if c.lastWhy == "" {
-		return ErrGaveUp
-	}
-	return fmt.Errorf("%w (the last: %s)", ErrGaveUp, clipWhy(c.lastWhy))
 }
 
 // GaveUpErr returns why the client gave up, naming the last fault, or nil
@@ -341,24 +330,7 @@ func (c *Client) gaveUpErr() error {
 func (c *Client) GaveUpErr() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.gaveUp {
-		return nil
-	}
-	return c.gaveUpErr()
-}
-
-// clipWhy keeps a fault's message short enough to repeat in every check
-// the run did not reach.
-func clipWhy(s string) string {
-	const limit = 300
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+	return c.gaveUpErr
 }
 
 // Close ends the current connection.

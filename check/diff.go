@@ -79,15 +79,23 @@ const ClipLen = 300
 
 // Clip shortens s to about ClipLen bytes for evidence, at a character
 // boundary, saying how long it was.
-func Clip(s string) string {
-	if len(s) <= ClipLen {
+func Clip(s string) string { return ClipTo(s, ClipLen) }
+
+// ClipTo shortens s to at most n bytes at a character boundary, saying how
+// long it was ("... (N bytes in all)"); a shorter s is returned as is.
+func ClipTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := ClipLen
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return fmt.Sprintf("%s... (%d bytes in all)", cutAt(s, n), len(s))
+}
+
+// cutAt is s cut to at most n bytes at a character boundary; s is longer.
+func cutAt(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return fmt.Sprintf("%s... (%d bytes in all)", s[:cut], len(s))
+	return s[:n]
 }
 
 // OneLine joins s's lines and runs of white space into single spaces, for

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/refereehq/referee/adapter"
 )
@@ -263,7 +262,7 @@ func runOne(ctx context.Context, target Target, client *adapter.Client, c *Check
 		if client != nil {
 			why = client.GaveUpErr()
 		}
-		return notRun(res, why.Error())
+		return notRun(res, Clip(why.Error()))
 	}
 	if ctx.Err() != nil {
 		return notRun(res, "run interrupted")
@@ -277,7 +276,7 @@ func runOne(ctx context.Context, target Target, client *adapter.Client, c *Check
 		o = Broke(s.fault)
 	}
 	if errors.Is(s.fault, adapter.ErrGaveUp) || (s.fault != nil && ctx.Err() != nil) {
-		return notRun(res, s.fault.Error())
+		return notRun(res, Clip(s.fault.Error()))
 	}
 	if ctx.Err() != nil && o.Status != Pass {
 		// The verdict is the interruption's, not the implementation's.
@@ -375,12 +374,9 @@ func clipEvidence(res *Result, limit int) {
 		if len(v) <= limit {
 			return v
 		}
-		cut := limit
-		for cut > 0 && !utf8.RuneStart(v[cut]) {
-			cut--
-		}
-		notes = append(notes, fmt.Sprintf("%s: the first %d of its %d bytes are kept", what, cut, len(v)))
-		return strings.Clone(v[:cut])
+		kept := cutAt(v, limit)
+		notes = append(notes, fmt.Sprintf("%s: the first %d of its %d bytes are kept", what, len(kept), len(v)))
+		return strings.Clone(kept)
 	}
 	line := func(what string, b []byte) []byte {
 		if len(b) <= limit {
@@ -391,16 +387,14 @@ func clipEvidence(res *Result, limit int) {
 	}
 	res.Expected = text("expected", res.Expected)
 	res.Actual = text("actual", res.Actual)
-	if len(res.Evidence.Exchanges) > 0 {
-		xs := make([]adapter.Exchange, len(res.Evidence.Exchanges))
-		for i, x := range res.Evidence.Exchanges {
-			n := ""
-			if len(res.Evidence.Exchanges) > 1 {
-				n = fmt.Sprintf(" %d", i+1)
-			}
-			xs[i] = adapter.Exchange{Request: line("request"+n, x.Request), Reply: line("reply"+n, x.Reply)}
+	// The exchanges are the check's session's own, so they are cut in place.
+	xs := res.Evidence.Exchanges
+	for i := range xs {
+		n := ""
+		if len(xs) > 1 {
+			n = fmt.Sprintf(" %d", i+1)
 		}
-		res.Evidence.Exchanges = xs
+		xs[i].Request, xs[i].Reply = line("request"+n, xs[i].Request), line("reply"+n, xs[i].Reply)
 	}
 	res.Evidence.Notes = append(res.Evidence.Notes, notes...)
 }

@@ -213,20 +213,21 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 	if o.Suite != nil {
 		suiteIDs = o.Suite(first.r.Suite)
 	}
+	var pos map[string]int // each of the suite's checks, to its place in it
 	if suiteIDs != nil {
+		pos = make(map[string]int, len(suiteIDs))
+		for i, id := range suiteIDs {
+			pos[id] = i
+		}
 		// The suite of that very corpus is known: a check it does not have
 		// was made up or edited in.
-		known := make(map[string]bool, len(suiteIDs))
-		for _, id := range suiteIDs {
-			known[id] = true
-		}
 		for _, r := range merged.Results {
-			if !known[r.ID] {
+			if _, ok := pos[r.ID]; !ok {
 				return nil, nil, nil, check.Usagef("merge: %s holds check %q, which suite %s has not (corpus %s)", where[r.ID], r.ID, first.r.Suite.Name, first.r.Suite.CorpusDigest)
 			}
 		}
 	}
-	order(merged.Results, suiteIDs)
+	order(merged.Results, pos)
 
 	tool, suite, impl, strict := first.r.Tool, first.r.Suite, identity(parts), first.r.Strict
 	if !withBaseline || (o.KnownFailing == "" && o.KnownFlaky == "") {
@@ -353,18 +354,14 @@ func result(c report.Check) check.Result {
 	return r
 }
 
-// order sorts results in the suite's order, those it does not list last;
-// by ID without one.
-func order(results []check.Result, suiteIDs []string) {
-	pos := make(map[string]int, len(suiteIDs))
-	for i, id := range suiteIDs {
-		pos[id] = i
-	}
+// order sorts results by their place in the suite (pos), those it does not
+// list last; by ID when pos is nil.
+func order(results []check.Result, pos map[string]int) {
 	rank := func(id string) int {
 		if i, ok := pos[id]; ok {
 			return i
 		}
-		return len(suiteIDs)
+		return len(pos)
 	}
 	slices.SortStableFunc(results, func(a, b check.Result) int {
 		if d := rank(a.ID) - rank(b.ID); d != 0 {

@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -110,13 +109,7 @@ func clipMessage(s string) string {
 		lines = append(lines[:maxMessageLines], fmt.Sprintf("... and %d more lines", more))
 	}
 	for i, l := range lines {
-		if len(l) > maxMessageLineSize {
-			cut := maxMessageLineSize
-			for cut > 0 && !utf8.RuneStart(l[cut]) {
-				cut--
-			}
-			lines[i] = fmt.Sprintf("%s... (%d bytes in all)", l[:cut], len(l))
-		}
+		lines[i] = check.ClipTo(l, maxMessageLineSize)
 	}
 	return strings.Join(lines, "\n")
 }
