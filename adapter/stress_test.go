@@ -3,7 +3,6 @@ package adapter_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,33 +28,20 @@ func TestStressStdio(t *testing.T) {
 	c := dial(t, cfg, adapter.Options{Timeout: 5 * time.Second, MaxFaults: 1})
 	var calls atomic.Int64
 	var failed atomic.Bool
-	end := time.Now().Add(d)
-	for waves := 0; time.Now().Before(end) && !failed.Load(); waves++ {
-		var wg sync.WaitGroup
-		for range 1 + pause.IntN(8) {
-			n := 1 + pause.IntN(40)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range n {
-					pause.Pause()
-					k := calls.Add(1)
-					want := fmt.Sprintf(`{"n":%d}`, k)
-					start := time.Now()
-					r, _, err := c.Call(context.Background(), "echo", []byte(want))
-					if err != nil {
-						if !failed.Swap(true) {
-							t.Errorf("call %d (wave %d) after %s: %v", k, waves, time.Since(start).Round(time.Millisecond), err)
-						}
-						return
-					}
-					if got := r.OK.String(); got != want {
-						t.Errorf("call %d got %s, want %s", k, got, want)
-					}
-				}
-			}()
+	pause.Waves(d, 40, failed.Load, func(wave int) {
+		k := calls.Add(1)
+		want := fmt.Sprintf(`{"n":%d}`, k)
+		start := time.Now()
+		r, _, err := c.Call(context.Background(), "echo", []byte(want))
+		if err != nil {
+			if !failed.Swap(true) {
+				t.Errorf("call %d (wave %d) after %s: %v", k, wave, time.Since(start).Round(time.Millisecond), err)
+			}
+			return
 		}
-		wg.Wait()
-	}
+		if got := r.OK.String(); got != want {
+			t.Errorf("call %d got %s, want %s", k, got, want)
+		}
+	})
 	t.Logf("%d calls in %s", calls.Load(), d)
 }

@@ -165,25 +165,7 @@ func TestStressOnDemand(t *testing.T) {
 					}
 				}
 			}
-			end := time.Now().Add(d)
-			for time.Now().Before(end) && !stalled.Load() {
-				var wg sync.WaitGroup
-				for range 1 + pz.IntN(8) {
-					n := 1 + pz.IntN(30)
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for range n {
-							if stalled.Load() {
-								return
-							}
-							pz.Pause()
-							call()
-						}
-					}()
-				}
-				wg.Wait()
-			}
+			pz.Waves(d, 30, stalled.Load, func(int) { call() })
 			close(stop)
 			side.Wait()
 			t.Logf("%d calls in %s (idle wait %s)", calls.Load(), d, cfg.idleWait)

@@ -57,3 +57,29 @@ func (p *Pauser) Pause() {
 		runtime.Gosched()
 	}
 }
+
+// Waves calls call until d has passed or stop reports true, in waves: each
+// wave starts 1 to 8 goroutines at once, each making 1 to most calls with a
+// pause before each (none once stop reports true), and ends when they all
+// have. call is given the wave's number.
+func (p *Pauser) Waves(d time.Duration, most int, stop func() bool, call func(wave int)) {
+	end := time.Now().Add(d)
+	for wave := 0; time.Now().Before(end) && !stop(); wave++ {
+		var wg sync.WaitGroup
+		for range 1 + p.IntN(8) {
+			n := 1 + p.IntN(most)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range n {
+					if stop() {
+						return
+					}
+					p.Pause()
+					call(wave)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
