@@ -246,15 +246,15 @@ func htmlView(r *Report, anchor string) *htmlReport {
 		status, tag := statusOf(c)
 		hc := &htmlCheck{
 			Anchor: fmt.Sprintf("%s%d", anchor, i+1), ID: c.ID, Status: status, Tag: tag, Level: c.Level,
-			Outcome: c.Outcome, Reason: htmlClip(termsafe.Line(c.Reason)), Known: c.Known, Stale: c.Stale,
+			Outcome: c.Outcome, Reason: safeLine(c.Reason), Known: c.Known, Stale: c.Stale,
 			Duration: fmt.Sprintf("%.3f ms", c.DurationMS),
 		}
 		if c.Expected != nil {
-			e := htmlClip(termsafe.Line(*c.Expected))
+			e := safeLine(*c.Expected)
 			hc.Expected = &e
 		}
 		if c.Actual != nil {
-			a := htmlClip(termsafe.Line(*c.Actual))
+			a := safeLine(*c.Actual)
 			hc.Actual = &a
 		}
 		if e := c.Evidence; e != nil {
@@ -262,10 +262,10 @@ func htmlView(r *Report, anchor string) *htmlReport {
 				hc.Diff = hexDiff(e.Diff)
 			}
 			for _, n := range e.Notes {
-				hc.Notes = append(hc.Notes, htmlClip(termsafe.Line(n)))
+				hc.Notes = append(hc.Notes, safeLine(n))
 			}
 			for _, x := range e.Exchanges {
-				hc.Exchanges = append(hc.Exchanges, Exchange{Request: htmlClip(termsafe.Line(x.Request)), Reply: htmlClip(termsafe.Line(x.Reply))})
+				hc.Exchanges = append(hc.Exchanges, Exchange{Request: safeLine(x.Request), Reply: safeLine(x.Reply)})
 			}
 			if e.Stderr != "" {
 				lines := termsafe.Lines(e.Stderr)

@@ -152,11 +152,11 @@ func refuseUnknownSubcommands(cmd *cobra.Command) {
 	for _, c := range cmd.Commands() {
 		if c.HasSubCommands() && c.Run == nil && c.RunE == nil {
 			c.Args = cobra.ArbitraryArgs
+			c.SuggestionsMinimumDistance = 2 // as the root's
 			c.RunE = func(c *cobra.Command, args []string) error {
 				if len(args) == 0 {
 					return c.Help()
 				}
-				c.SuggestionsMinimumDistance = 2 // as the root's
 				if s := c.SuggestionsFor(args[0]); len(s) > 0 {
 					return usageError("unknown command %q for %q (did you mean %s?)", args[0], c.CommandPath(), s[0])
 				}

@@ -150,11 +150,11 @@ func (o *runOptions) addFlags(f *pflag.FlagSet, def *check.Definition) {
 	f.StringVar(&o.mode, "mode", "", "run the built-in implementation in a deliberately broken `MODE` (see referee list "+def.Name+" --modes)")
 	o.suiteFlags = addFlags(f, def.Flags)
 	o.maxFileSize = addMaxFileSize(f)
+	parallel := "checks in flight at once, at most the adapter's declared concurrency (the default); with --impl, also implementations run at once (0: all)"
 	if def.Live {
-		f.IntVar(&o.parallel, "parallel", 0, "with --impl, implementations run at once (0: all); the checks of each run one at a time")
-	} else {
-		f.IntVar(&o.parallel, "parallel", 0, "checks in flight at once, at most the adapter's declared concurrency (the default); with --impl, also implementations run at once (0: all)")
+		parallel = "with --impl, implementations run at once (0: all); the checks of each run one at a time"
 	}
+	f.IntVar(&o.parallel, "parallel", 0, parallel)
 	repeatedVar(f, &o.impls, "impl", implFlagUsage)
 }
 
