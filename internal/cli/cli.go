@@ -204,6 +204,7 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 		{"corpus", func(bool) *cobra.Command { return newCorpusCmd(e) }},
 		{"serve", func(all bool) *cobra.Command { return newServeCmd(e, all) }},
 		{"merge", func(bool) *cobra.Command { return newMergeCmd(e) }},
+		{"diff", func(bool) *cobra.Command { return newDiffCmd(e) }},
 		{"version", func(bool) *cobra.Command { return newVersionCmd(e) }},
 	}
 	for _, c := range commands {
