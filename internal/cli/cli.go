@@ -199,6 +199,7 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 	}{
 		{"run", func(all bool) *cobra.Command { return newRunCmd(e, all) }},
 		{"fuzz", func(all bool) *cobra.Command { return newFuzzCmd(e, all) }},
+		{"smoke", func(all bool) *cobra.Command { return newSmokeCmd(e, all) }},
 		{"list", func(bool) *cobra.Command { return newListCmd(e) }},
 		{"explain", func(bool) *cobra.Command { return newExplainCmd(e) }},
 		{"corpus", func(bool) *cobra.Command { return newCorpusCmd(e) }},
