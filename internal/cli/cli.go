@@ -32,6 +32,7 @@ var Version = devVersion
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	args           []string // referee's arguments as given, for hints that rewrite them
 }
 
 // exitError carries an exit code chosen by a command.
@@ -69,7 +70,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			stop() // a second interrupt ends referee at once
 		}()
 	}
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, args: args}
 	root := newRootCmd(e, used)
 	refuseUnknownSubcommands(root)
 	root.SetArgs(args)
@@ -191,6 +192,9 @@ reports every check as pass, fail, not-checked or error with byte-exact evidence
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if hint := flagErrorHint(c, err, e.args); hint != nil {
+			return hint
+		}
 		return usageError("%v (see %s --help)", err, c.CommandPath())
 	})
 	commands := []struct {

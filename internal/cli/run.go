@@ -105,7 +105,7 @@ func newRunSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 		Example: examples(def.Examples),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); dash != 0 && len(args) > 0 {
-				return usageError("unexpected argument %q: put the adapter program after --", args[0])
+				return dashFix(e.args, args[0])
 			}
 			o.argv = args
 			if len(o.impls) > 0 {
@@ -286,6 +286,9 @@ func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions)
 	if res.StartErr != nil {
 		// The error may quote the implementation (a hello refusal).
 		fmt.Fprintf(e.stderr, "referee: the implementation could not be started: %s\n", termsafe.Line(res.StartErr.Error()))
+		if hint := startHint(res.StartErr, o.argv, o.dir); hint != "" {
+			fmt.Fprintf(e.stderr, "referee: hint: %s\n", hint)
+		}
 		var se *adapter.StartError
 		if errors.As(res.StartErr, &se) {
 			fmt.Fprintf(e.stderr, "referee: its stderr ended with:\n%s\n", lastLinesText(se.Stderr, 10))

@@ -61,7 +61,7 @@ func newSmokeSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 		Short: "A first look at an adapter of the " + def.Name + " suite",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); dash != 0 && len(args) > 0 {
-				return usageError("unexpected argument %q: put the adapter program after --", args[0])
+				return dashFix(e.args, args[0])
 			}
 			o.argv = args
 			return smoke(cmd.Context(), e, def, o)
@@ -112,7 +112,11 @@ func smoke(ctx context.Context, e *env, def *check.Definition, o *runOptions) er
 	if res.StartErr != nil {
 		w.line("referee smoke %s: the adapter could not be started", def.Name)
 		w.line("  %s", clipLine(res.StartErr.Error()))
-		w.line("fix: make it answer hello (docs/adapter-protocol.md#hello); referee run %s with --trace FILE shows every line", def.Name)
+		if hint := startHint(res.StartErr, o.argv, o.dir); hint != "" {
+			w.line("fix: %s", clipLine(hint))
+		} else {
+			w.line("fix: make it answer hello (docs/adapter-protocol.md#hello); referee run %s with --trace FILE shows every line", def.Name)
+		}
 		if w.err != nil {
 			return w.err
 		}
