@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/refereehq/referee/internal/spell"
 )
 
 // Pattern selects check IDs by whole segments: each segment is a path.Match
@@ -77,10 +79,50 @@ func matchSegs(pat, id []string, whole bool) bool {
 type SelectError struct {
 	Flag    string // "--run" or "--skip"
 	Pattern string
+	Near    []string // the patterns nearest to it that would select checks
 }
 
 func (e *SelectError) Error() string {
-	return fmt.Sprintf("%s %s matches no check (see `referee list SUITE` for the IDs)", e.Flag, e.Pattern)
+	near := ""
+	if len(e.Near) > 0 {
+		near = " (did you mean " + strings.Join(e.Near, " or ") + "?)"
+	}
+	return fmt.Sprintf("%s %s matches no check%s (see `referee list SUITE` for the IDs)", e.Flag, e.Pattern, near)
+}
+
+// NearPatterns are the patterns nearest to pattern that select some of
+// checks: a group's pattern for one that ends in /** (or /*), else an ID
+// or a group.
+func NearPatterns(checks []Check, pattern string) []string {
+	groups := map[string]bool{}
+	var candidates []string
+	for _, c := range checks {
+		for i := strings.IndexByte(c.ID, '/'); i >= 0; {
+			g := c.ID[:i]
+			if !groups[g] {
+				groups[g] = true
+				candidates = append(candidates, g)
+			}
+			next := strings.IndexByte(c.ID[i+1:], '/')
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+	}
+	for _, tail := range []string{"/**", "/*"} {
+		if base, ok := strings.CutSuffix(pattern, tail); ok {
+			near := spell.Suggest(base, candidates)
+			for i := range near {
+				near[i] += tail
+			}
+			return near
+		}
+	}
+	for _, c := range checks {
+		candidates = append(candidates, c.ID)
+	}
+	return spell.Suggest(pattern, candidates)
 }
 
 // Select keeps the checks that match any run pattern (all when run is empty)
@@ -98,12 +140,12 @@ func Select(checks []Check, run, skip []string) ([]Check, error) {
 	}
 	for i, p := range runP {
 		if !anyMatch(checks, p) {
-			return nil, &SelectError{Flag: "--run", Pattern: run[i]}
+			return nil, &SelectError{Flag: "--run", Pattern: run[i], Near: NearPatterns(checks, run[i])}
 		}
 	}
 	for i, p := range skipP {
 		if !anyMatch(checks, p) {
-			return nil, &SelectError{Flag: "--skip", Pattern: skip[i]}
+			return nil, &SelectError{Flag: "--skip", Pattern: skip[i], Near: NearPatterns(checks, skip[i])}
 		}
 	}
 	keep := func(c *Check) bool { return (len(runP) == 0 || matchesAny(runP, c.ID)) && !matchesAny(skipP, c.ID) }

@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -138,5 +139,30 @@ func TestPatternMatchWhole(t *testing.T) {
 		if got := p.MatchWhole(tt.id); got != tt.want {
 			t.Errorf("%q.MatchWhole(%q) = %v, want %v", tt.pattern, tt.id, got, tt.want)
 		}
+	}
+}
+
+func TestNearPatterns(t *testing.T) {
+	checks := []Check{{ID: "jcs/numbers/1e21"}, {ID: "jcs/numbers/1e20"}, {ID: "jcs/keys/ascii"}, {ID: "jcs/keys/deep/x"}}
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		{"jcs/number/**", []string{"jcs/numbers/**"}},
+		{"jcs/key/*", []string{"jcs/keys/*"}},
+		{"jcs/kyes/deep", []string{"jcs/keys/deep"}},
+		{"jcs/numbers/1e22", []string{"jcs/numbers/1e21", "jcs/numbers/1e20"}},
+		{"JCS/KEYS/ASCI", []string{"jcs/keys/ascii"}},
+		{"zzz/**", nil},
+	}
+	for _, tt := range tests {
+		if got := NearPatterns(checks, tt.pattern); !slices.Equal(got, tt.want) {
+			t.Errorf("NearPatterns(%q) = %q, want %q", tt.pattern, got, tt.want)
+		}
+	}
+	_, err := Select(checks, []string{"jcs/number/**"}, nil)
+	var se *SelectError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "did you mean jcs/numbers/**?") {
+		t.Errorf("Select: %v, want a SelectError suggesting jcs/numbers/**", err)
 	}
 }

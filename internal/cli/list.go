@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/spell"
 	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/suites"
 )
@@ -30,20 +31,22 @@ func loadSuite(def *check.Definition, dir string, maxFileSize int64) (*check.Sui
 func newListCmd(e *env) *cobra.Command {
 	var corpusDir string
 	var modes bool
+	var runPatterns, skipPatterns []string
 	var maxFileSize *byteSize
 	cmd := &cobra.Command{
 		Use:   "list [SUITE]",
 		Short: "List the suites, or one suite's check IDs",
 		Example: `  referee list
   referee list jcs
+  referee list jcs --run 'jcs/numbers/**'
   referee list jcs --modes
   referee list jcs --corpus ../shared/corpora/jcs`,
 		Args:      cobra.MaximumNArgs(1),
 		ValidArgs: suites.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				if corpusDir != "" || modes {
-					return usageError("--corpus and --modes need a suite")
+				if corpusDir != "" || modes || len(runPatterns) > 0 || len(skipPatterns) > 0 {
+					return usageError("--corpus, --run, --skip and --modes need a suite")
 				}
 				for _, s := range suites.All() {
 					fmt.Fprintf(e.stdout, "%-12s %s\n", s.Name, s.Summary)
@@ -64,8 +67,12 @@ func newListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			checks, err := check.Select(suite.Checks, runPatterns, skipPatterns)
+			if err != nil {
+				return usageError("%v", err)
+			}
 			// IDs and docs may come from the corpus: one line each.
-			for _, c := range suite.Checks {
+			for _, c := range checks {
 				fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", termsafe.Line(c.ID), c.LevelOf(), termsafe.Line(c.Doc))
 			}
 			return nil
@@ -73,6 +80,8 @@ func newListCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&corpusDir, "corpus", "", "list the checks of the corpus in `DIR`")
 	cmd.Flags().BoolVar(&modes, "modes", false, "list the built-in adapter's broken modes instead")
+	repeatedVar(cmd.Flags(), &runPatterns, "run", "list only checks whose ID matches `PATTERN`, as run selects them (repeatable)")
+	repeatedVar(cmd.Flags(), &skipPatterns, "skip", "leave out checks whose ID matches `PATTERN` (repeatable)")
 	maxFileSize = addMaxFileSize(cmd.Flags())
 	return cmd
 }
@@ -81,9 +90,10 @@ func newExplainCmd(e *env) *cobra.Command {
 	var corpusDir string
 	var maxFileSize *byteSize
 	cmd := &cobra.Command{
-		Use:   "explain CHECK-ID",
-		Short: "Say what a check proves and how",
+		Use:   "explain CHECK-ID|GROUP",
+		Short: "Say what a check proves and how, or list a group's checks",
 		Example: `  referee explain jcs/numbers/1e21
+  referee explain jcs/numbers
   referee explain jcs/rfc8785/weird --corpus ../shared/corpora/jcs`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -102,7 +112,7 @@ func newExplainCmd(e *env) *cobra.Command {
 			name, _, _ := strings.Cut(id, "/")
 			def := suites.Find(name)
 			if def == nil {
-				return usageError("%q: no suite %q%s (suites: %s)", id, name, didYouMean(name, suites.Names()), strings.Join(suites.Names(), ", "))
+				return usageError("%q: no suite %q%s (suites: %s)", id, name, spell.DidYouMean(name, suites.Names()), strings.Join(suites.Names(), ", "))
 			}
 			suite, err := loadSuite(def, corpusDir, int64(*maxFileSize))
 			if err != nil {
@@ -129,14 +139,46 @@ func newExplainCmd(e *env) *cobra.Command {
 				fmt.Fprintf(e.stdout, "  corpus: %s (%s)\n", termsafe.Line(suite.Corpus), suite.CorpusDigest)
 				return nil
 			}
-			ids := make([]string, len(suite.Checks))
-			for i, c := range suite.Checks {
-				ids[i] = c.ID
+			if explainGroup(e, suite, id) {
+				return nil
 			}
-			return usageError("suite %s has no check %q%s (see referee list %s)", name, id, didYouMean(id, ids), name)
+			near := ""
+			if n := check.NearPatterns(suite.Checks, id); len(n) > 0 {
+				near = " (did you mean " + strings.Join(n, " or ") + "?)"
+			}
+			return usageError("suite %s has no check or group %q%s (see referee list %s)", name, id, near, name)
 		},
 	}
 	cmd.Flags().StringVar(&corpusDir, "corpus", "", "look the check up in the corpus in `DIR`")
 	maxFileSize = addMaxFileSize(cmd.Flags())
 	return cmd
+}
+
+// explainGroup writes what the checks under group (an ID prefix: jcs/numbers)
+// are: how many at each level, and each one's ID, level and doc. It reports
+// false when no check is under group.
+func explainGroup(e *env, suite *check.Suite, group string) bool {
+	var under []check.Check
+	levels := map[check.Level]int{}
+	for _, c := range suite.Checks {
+		if strings.HasPrefix(c.ID, group+"/") {
+			under = append(under, c)
+			levels[c.LevelOf()]++
+		}
+	}
+	if len(under) == 0 {
+		return false
+	}
+	var counts []string
+	for _, l := range []check.Level{check.Must, check.Should, check.May} {
+		if levels[l] > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", levels[l], l))
+		}
+	}
+	fmt.Fprintf(e.stdout, "%s: a group of %d checks (%s); referee explain ID says more of one\n", termsafe.Line(group), len(under), strings.Join(counts, ", "))
+	for _, c := range under {
+		fmt.Fprintf(e.stdout, "  %s\t%s\t%s\n", termsafe.Line(c.ID), c.LevelOf(), termsafe.Line(c.Doc))
+	}
+	fmt.Fprintf(e.stdout, "  corpus: %s (%s)\n", termsafe.Line(suite.Corpus), suite.CorpusDigest)
+	return true
 }

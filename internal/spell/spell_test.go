@@ -1,4 +1,4 @@
-package cli
+package spell
 
 import (
 	"slices"
@@ -19,10 +19,12 @@ func TestSuggest(t *testing.T) {
 		{"jcs/numbers/1e2", ids, []string{"jcs/numbers/1e21", "jcs/numbers/1e20"}},
 		{"jcs/ascii", ids, []string{"jcs/keys/ascii"}}, // the same last segment
 		{"zzzzzzzz", ids, nil},
+		{"JCS", []string{"jcs", "cdc", "crosslink"}, []string{"jcs"}}, // letter case aside
+		{"CrossLink", []string{"jcs", "crosslink"}, []string{"crosslink"}},
 	}
 	for _, tt := range tests {
-		if got := suggest(tt.s, tt.cand); !slices.Equal(got, tt.want) {
-			t.Errorf("suggest(%q) = %q, want %q", tt.s, got, tt.want)
+		if got := Suggest(tt.s, tt.cand); !slices.Equal(got, tt.want) {
+			t.Errorf("Suggest(%q) = %q, want %q", tt.s, got, tt.want)
 		}
 	}
 }
@@ -32,8 +34,8 @@ func TestDistance(t *testing.T) {
 		a, b string
 		want int
 	}{{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"jcs", "jsc", 1}} {
-		if got := distance(tt.a, tt.b); got != tt.want {
-			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		if got := Distance(tt.a, tt.b); got != tt.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
