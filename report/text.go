@@ -234,6 +234,10 @@ func cutAt(s string, max int) string {
 	return s[:cut]
 }
 
+// stderrEvidenceLines is how many lines of an implementation's stderr the
+// text report shows under a check (StderrExcerpt).
+const stderrEvidenceLines = 8
+
 // evidenceLines renders a check's expected and actual values and its
 // evidence, one line each. For the text report (text), it adds the last
 // lines of the adapter's stderr and makes every line safe, a note of
@@ -273,9 +277,8 @@ func evidenceLines(c Check, text bool) []string {
 		}
 	}
 	if text && e.Stderr != "" {
-		out = append(out, "stderr of the implementation (last lines):")
-		lines := termsafe.Lines(e.Stderr)
-		for _, l := range lines[max(0, len(lines)-5):] {
+		out = append(out, "stderr of the implementation:")
+		for _, l := range StderrExcerpt(e.Stderr, stderrEvidenceLines) {
 			out = append(out, "  "+clip(l))
 		}
 	}

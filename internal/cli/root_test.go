@@ -11,7 +11,7 @@ import (
 // the per-suite subcommands of run, fuzz and serve under it); help, no
 // command and a mistyped one build the whole tree.
 func TestRootBuildsTheCommandUsed(t *testing.T) {
-	all := []string{"corpus", "explain", "export", "fuzz", "inspect", "list", "merge", "run", "serve", "version"}
+	all := []string{"corpus", "diff", "explain", "export", "fuzz", "inspect", "list", "merge", "run", "serve", "smoke", "version"}
 	tests := []struct {
 		used     string
 		commands []string
@@ -56,7 +56,7 @@ func TestRootBuildsTheCommandUsed(t *testing.T) {
 func TestWaitsOnOthers(t *testing.T) {
 	for used, want := range map[string]bool{
 		"run": true, "fuzz": true, "serve": true, "inspect": true, "rnu": true,
-		"corpus": true, "merge": true,
+		"corpus": true, "merge": true, "smoke": true, "diff": true,
 		"version": false, "list": false, "explain": false, "help": false, "": false,
 	} {
 		if got := waitsOnOthers(used); got != want {

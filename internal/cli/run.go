@@ -291,7 +291,7 @@ func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions)
 		}
 		var se *adapter.StartError
 		if errors.As(res.StartErr, &se) {
-			fmt.Fprintf(e.stderr, "referee: its stderr ended with:\n%s\n", lastLinesText(se.Stderr, 10))
+			fmt.Fprintf(e.stderr, "referee: its stderr:\n%s\n", lastLinesText(se.Stderr, 10))
 		}
 	} else if !res.Run.Complete && ctx.Err() != nil {
 		fmt.Fprintf(e.stderr, "referee: interrupted; the verdicts above are not a conformance result\n")
@@ -340,12 +340,9 @@ func isTerminal(w io.Writer) bool {
 	return term.IsANSI(f)
 }
 
-// lastLinesText is the last n lines of an implementation's stderr, each
-// made safe and indented.
+// lastLinesText is at most n lines of an implementation's stderr, the
+// error it names and its end (report.StderrExcerpt), each made safe and
+// indented.
 func lastLinesText(s string, n int) string {
-	lines := termsafe.Lines(s)
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "  " + strings.Join(lines, "\n  ")
+	return "  " + strings.Join(report.StderrExcerpt(s, n), "\n  ")
 }
