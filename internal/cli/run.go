@@ -43,7 +43,7 @@ type runOptions struct {
 	// "live" (referee's stderr, prefixed), "quiet", or a file to append to.
 	adapterStderr string
 	stderrFile    *os.File // the file adapterStderr names, while the run lasts
-	impls    []string // --impl NAME=COMMAND or NAME=url:URL: a matrix
+	impls         []string // --impl NAME=COMMAND or NAME=url:URL: a matrix
 
 	knownFailing  string // baseline files, see check.ParseBaseline
 	knownFlaky    string
