@@ -153,8 +153,8 @@ impl fmt::Display for ConformanceReport {
                     r.checks.iter().find(|k| k.id.strip_prefix("cgp/") == Some(c.name.as_str()))
                 });
                 if let Some(k) = full {
-                    for line in k.evidence_text().lines().skip(usize::from(k.reason.is_some())) {
-                        writeln!(f, "      {}", printable(line))?;
+                    for line in k.evidence_lines().iter().skip(usize::from(k.reason.is_some())) {
+                        writeln!(f, "      {line}")?;
                     }
                 }
             }

@@ -223,8 +223,8 @@ pub fn write_results(report: &Report, args: &Args, elapsed: Duration, out: &mut 
             let what = if *v == CheckStatus::Error { "error" } else { "failed" };
             writeln!(out, "\n---- {} ----", c.id)?;
             writeln!(out, "{} check {what}:", c.level.as_str())?;
-            for line in c.evidence_text().lines() {
-                writeln!(out, "    {}", printable(line))?;
+            for line in c.evidence_lines() {
+                writeln!(out, "    {line}")?;
             }
         }
         writeln!(out, "\nfailures:")?;

@@ -234,16 +234,15 @@ impl Check {
         }
     }
 
-    /// The check's evidence as the text report shows it: the reason, expected
-    /// and actual, the diff rows, notes, each exchange, the stderr tail and
-    /// the repro command, one item per line.
-    pub fn evidence_text(&self) -> String {
-        let mut out = String::new();
-        let mut line = |label: &str, text: &str| {
-            out.push_str(label);
-            out.push_str(text);
-            out.push('\n');
-        };
+    /// The check's evidence as the text report shows it, one line each: the
+    /// reason, expected and actual, the diff rows, the notes, each exchange,
+    /// the last five lines of stderr and the repro command. What the
+    /// implementation wrote is made safe to print: control, bidirectional and
+    /// invisible characters are shown as `‹U+XXXX›`, a value stays on its
+    /// line, and a note's own lines are indented under it.
+    pub fn evidence_lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut line = |label: &str, text: &str| out.push(format!("{label}{}", printable(text)));
         if let Some(r) = &self.reason {
             line("", r);
         }
@@ -265,7 +264,9 @@ impl Check {
             line(&format!("actual   @{}: ", d.window_start), &d.actual_hex);
         }
         for n in &self.evidence.notes {
-            line("note: ", n);
+            for (i, l) in n.lines().enumerate() {
+                line(if i == 0 { "note: " } else { "      " }, l);
+            }
         }
         for x in &self.evidence.exchanges {
             line("sent:     ", &x.request);
