@@ -20,12 +20,14 @@ use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, SeqAccess, Vis
 use serde_json::{Map, Number, Value};
 
 fn main() -> std::io::Result<()> {
-    serve(Ops::new("rust-jcs-example", "0.1.0").op("canonicalJson", |args| {
-        let value = parse(str_arg(args, "value_text")?)?;
-        let mut out = String::new();
-        write_canonical(&value, &mut out);
-        Ok(Value::String(out))
-    }))
+    serve(
+        Ops::new("rust-jcs-example", "0.1.0").op("canonicalJson", |args| {
+            let value = parse(str_arg(args, "value_text")?)?;
+            let mut out = String::new();
+            write_canonical(&value, &mut out);
+            Ok(Value::String(out))
+        }),
+    )
 }
 
 /// Reads a JSON text strictly: duplicate member names are an error.

@@ -18,8 +18,10 @@ use referee::{serve, str_arg, Ops};
 use serde_json::Value;
 
 fn main() -> std::io::Result<()> {
-    serve(Ops::new("naive-serde-json", "0.1.0").op("canonicalJson", |args| {
-        let value: Value = serde_json::from_str(str_arg(args, "value_text")?)?;
-        Ok(Value::String(serde_json::to_string(&value)?))
-    }))
+    serve(
+        Ops::new("naive-serde-json", "0.1.0").op("canonicalJson", |args| {
+            let value: Value = serde_json::from_str(str_arg(args, "value_text")?)?;
+            Ok(Value::String(serde_json::to_string(&value)?))
+        }),
+    )
 }

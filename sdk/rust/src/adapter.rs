@@ -131,7 +131,12 @@ impl Ops {
     pub fn handle(&mut self, line: &[u8]) -> String {
         let req: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
-            Err(e) => return reply_err(&Value::Null, &OpError::new("bad_request", format!("not JSON: {e}"))),
+            Err(e) => {
+                return reply_err(
+                    &Value::Null,
+                    &OpError::new("bad_request", format!("not JSON: {e}")),
+                )
+            }
         };
         let id = match req.get("id") {
             Some(id @ Value::Number(n)) if n.is_u64() || n.is_i64() => id.clone(),
@@ -206,7 +211,10 @@ pub fn serve_io<R: BufRead, W: Write>(mut ops: Ops, mut input: R, mut output: W)
 pub fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, OpError> {
     match args.get(name) {
         Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(OpError::new("bad_args", format!("args.{name} is {}, not a string", kind(other)))),
+        Some(other) => Err(OpError::new(
+            "bad_args",
+            format!("args.{name} is {}, not a string", kind(other)),
+        )),
         None => Err(OpError::new("bad_args", format!("args has no {name}"))),
     }
 }
@@ -214,7 +222,8 @@ pub fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, OpError> {
 /// The bytes of the hex string member `name` of `args` (either case), or a
 /// `bad_args` error. Ops that carry bytes send them so (`value_hex`, `payload_hex`).
 pub fn hex_arg(args: &Value, name: &str) -> Result<Vec<u8>, OpError> {
-    hex_decode(str_arg(args, name)?).map_err(|e| OpError::new("bad_args", format!("args.{name}: {e}")))
+    hex_decode(str_arg(args, name)?)
+        .map_err(|e| OpError::new("bad_args", format!("args.{name}: {e}")))
 }
 
 /// Lowercase hex of `bytes`, as replies carry bytes.

@@ -8,7 +8,11 @@ use std::process::Command;
 use crate::Error;
 
 /// The file name of the binary on this platform.
-const EXE: &str = if cfg!(windows) { "referee.exe" } else { "referee" };
+const EXE: &str = if cfg!(windows) {
+    "referee.exe"
+} else {
+    "referee"
+};
 
 /// The referee binary this crate runs: the path in `REFEREE_BIN` when it is
 /// set (an error when that file does not exist), else the first `referee` on
@@ -79,7 +83,10 @@ pub fn version_of(bin: &Path) -> String {
             let text = String::from_utf8_lossy(&out.stdout);
             match text.lines().next().map(str::trim) {
                 Some(line) if !line.is_empty() => line.to_string(),
-                _ => format!("the referee at {} (`referee version` printed nothing)", bin.display()),
+                _ => format!(
+                    "the referee at {} (`referee version` printed nothing)",
+                    bin.display()
+                ),
             }
         }
         Ok(out) => format!(
@@ -87,6 +94,9 @@ pub fn version_of(bin: &Path) -> String {
             bin.display(),
             out.status
         ),
-        Err(e) => format!("the referee at {} (`referee version` failed: {e})", bin.display()),
+        Err(e) => format!(
+            "the referee at {} (`referee version` failed: {e})",
+            bin.display()
+        ),
     }
 }

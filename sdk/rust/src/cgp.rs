@@ -105,7 +105,7 @@ impl ConformanceReport {
     /// checks) do not block. This is referee's `conformant` for a run without
     /// `--strict`.
     pub fn passed(&self) -> bool {
-        let complete = self.report.as_ref().map_or(false, |r| r.complete);
+        let complete = self.report.as_ref().is_some_and(|r| r.complete);
         complete
             && !self.checks.iter().any(|c| c.status.blocks())
             && self.checks.iter().any(|c| c.status == CheckStatus::Pass)
@@ -150,10 +150,16 @@ impl fmt::Display for ConformanceReport {
             writeln!(f, "{tag} {} — {}", c.name, printable(&c.evidence))?;
             if c.status.blocks() {
                 let full = self.report.as_ref().and_then(|r| {
-                    r.checks.iter().find(|k| k.id.strip_prefix("cgp/") == Some(c.name.as_str()))
+                    r.checks
+                        .iter()
+                        .find(|k| k.id.strip_prefix("cgp/") == Some(c.name.as_str()))
                 });
                 if let Some(k) = full {
-                    for line in k.evidence_lines().iter().skip(usize::from(k.reason.is_some())) {
+                    for line in k
+                        .evidence_lines()
+                        .iter()
+                        .skip(usize::from(k.reason.is_some()))
+                    {
                         writeln!(f, "      {line}")?;
                     }
                 }
@@ -163,7 +169,11 @@ impl fmt::Display for ConformanceReport {
         write!(
             f,
             "{p} passed, {fl} failed, {s} skipped: {}",
-            if self.passed() { "CONFORMANT" } else { "NOT CONFORMANT" }
+            if self.passed() {
+                "CONFORMANT"
+            } else {
+                "NOT CONFORMANT"
+            }
         )
     }
 }

@@ -67,7 +67,8 @@ impl Args {
                 "--exact" => a.exact = true,
                 "--list" => a.list = true,
                 "--skip" => a.skips.extend(it.next()),
-                "--test-threads" | "--color" | "--format" | "--logfile" | "-Z" | "--shuffle-seed" => {
+                "--test-threads" | "--color" | "--format" | "--logfile" | "-Z"
+                | "--shuffle-seed" => {
                     it.next();
                 }
                 s if s.starts_with('-') => {}
@@ -79,7 +80,13 @@ impl Args {
 
     /// Whether the check `id` is shown.
     pub fn selects(&self, id: &str) -> bool {
-        let hit = |pat: &String| if self.exact { id == pat } else { id.contains(pat.as_str()) };
+        let hit = |pat: &String| {
+            if self.exact {
+                id == pat
+            } else {
+                id.contains(pat.as_str())
+            }
+        };
         (self.filters.is_empty() || self.filters.iter().any(hit)) && !self.skips.iter().any(hit)
     }
 }
@@ -158,10 +165,18 @@ where
     }
 }
 
-fn list(args: &Args, checks: Result<Vec<(String, crate::Level)>, Error>, out: &mut dyn Write) -> io::Result<bool> {
+fn list(
+    args: &Args,
+    checks: Result<Vec<(String, crate::Level)>, Error>,
+    out: &mut dyn Write,
+) -> io::Result<bool> {
     match checks {
         Ok(checks) => {
-            let shown: Vec<&String> = checks.iter().map(|(id, _)| id).filter(|id| args.selects(id)).collect();
+            let shown: Vec<&String> = checks
+                .iter()
+                .map(|(id, _)| id)
+                .filter(|id| args.selects(id))
+                .collect();
             for id in &shown {
                 writeln!(out, "{id}: test")?;
             }
@@ -178,9 +193,17 @@ fn list(args: &Args, checks: Result<Vec<(String, crate::Level)>, Error>, out: &m
 /// Writes libtest's report of `report`'s checks that `args` selects: one
 /// line per check, the warnings, the failures with their evidence, and the
 /// `test result:` line.
-pub fn write_results(report: &Report, args: &Args, elapsed: Duration, out: &mut dyn Write) -> io::Result<Summary> {
+pub fn write_results(
+    report: &Report,
+    args: &Args,
+    elapsed: Duration,
+    out: &mut dyn Write,
+) -> io::Result<Summary> {
     let mut s = Summary::default();
-    let shown: Vec<_> = report.verdicts().filter(|(c, _)| args.selects(&c.id)).collect();
+    let shown: Vec<_> = report
+        .verdicts()
+        .filter(|(c, _)| args.selects(&c.id))
+        .collect();
     s.filtered_out = report.checks.len() - shown.len();
     writeln!(out, "\nrunning {} tests", shown.len())?;
     let mut failures = Vec::new();
@@ -212,15 +235,27 @@ pub fn write_results(report: &Report, args: &Args, elapsed: Duration, out: &mut 
         }
     }
     if !warnings.is_empty() {
-        writeln!(out, "\nwarnings (failed should checks, which do not block conformance):")?;
+        writeln!(
+            out,
+            "\nwarnings (failed should checks, which do not block conformance):"
+        )?;
         for c in &warnings {
-            writeln!(out, "    {}: {}", c.id, printable(c.reason.as_deref().unwrap_or("")))?;
+            writeln!(
+                out,
+                "    {}: {}",
+                c.id,
+                printable(c.reason.as_deref().unwrap_or(""))
+            )?;
         }
     }
     if !failures.is_empty() {
         writeln!(out, "\nfailures:")?;
         for (c, v) in &failures {
-            let what = if *v == CheckStatus::Error { "error" } else { "failed" };
+            let what = if *v == CheckStatus::Error {
+                "error"
+            } else {
+                "failed"
+            };
             writeln!(out, "\n---- {} ----", c.id)?;
             writeln!(out, "{} check {what}:", c.level.as_str())?;
             for line in c.evidence_lines() {
@@ -233,7 +268,10 @@ pub fn write_results(report: &Report, args: &Args, elapsed: Duration, out: &mut 
         }
     }
     if s.failed == 0 && !s.ok() {
-        writeln!(out, "\nno check passed: referee's verdict is not conformant")?;
+        writeln!(
+            out,
+            "\nno check passed: referee's verdict is not conformant"
+        )?;
     }
     writeln!(
         out,

@@ -37,14 +37,17 @@ pub mod harness;
 mod report;
 mod run;
 
-pub use adapter::{hex_arg, hex_decode, hex_encode, serve, serve_io, str_arg, OpError, OpResult, Ops, PROTOCOL};
+pub use adapter::{
+    hex_arg, hex_decode, hex_encode, serve, serve_io, str_arg, OpError, OpResult, Ops, PROTOCOL,
+};
 pub use binary::{find_binary, find_in, platform, version_of};
 pub use cgp::{
-    run_conformance, run_conformance_with, try_run_conformance, try_run_conformance_with, CheckResult,
-    ConformanceReport, ProviderTarget,
+    run_conformance, run_conformance_with, try_run_conformance, try_run_conformance_with,
+    CheckResult, ConformanceReport, ProviderTarget,
 };
 pub use error::Error;
 pub use report::{
-    Check, CheckStatus, Counts, Diff, Evidence, Exchange, Implementation, Level, Report, Status, Suite, Tool, FORMATS,
+    Check, CheckStatus, Counts, Diff, Evidence, Exchange, Implementation, Level, Report, Status,
+    Suite, Tool, FORMATS,
 };
 pub use run::{list_checks, run_suite, RunOptions};

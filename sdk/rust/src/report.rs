@@ -353,7 +353,10 @@ impl Report {
         let counts = top.obj("counts")?;
         let mut checks = Vec::new();
         for (i, c) in top.array("checks")?.iter().enumerate() {
-            checks.push(parse_check(Obj::at(c, format!("checks[{i}]"))?, has_levels)?);
+            checks.push(parse_check(
+                Obj::at(c, format!("checks[{i}]"))?,
+                has_levels,
+            )?);
         }
         let counts = Counts {
             pass: counts.uint("pass")?,
@@ -585,9 +588,9 @@ impl<'a> Obj<'a> {
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                v.as_str().map(str::to_string).ok_or_else(|| {
-                    format!("{}[{i}]: {}, not a string", self.name(key), kind(v))
-                })
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("{}[{i}]: {}, not a string", self.name(key), kind(v)))
             })
             .collect()
     }

@@ -1,7 +1,7 @@
 //! Running any suite: `referee run SUITE --format json`, read into a [`Report`].
 
 use std::ffi::{OsStr, OsString};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
@@ -57,7 +57,8 @@ impl RunOptions {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let mut a: Vec<OsString> = vec!["run".into(), suite.into(), "--format".into(), "json".into()];
+        let mut a: Vec<OsString> =
+            vec!["run".into(), suite.into(), "--format".into(), "json".into()];
         let mut flag = |name: &str, value: OsString| {
             a.push(name.into());
             a.push(value);
@@ -93,7 +94,10 @@ impl RunOptions {
             a.push("--clean-env".into());
         }
         a.extend(self.args.iter().cloned());
-        let command: Vec<OsString> = command.into_iter().map(|s| s.as_ref().to_os_string()).collect();
+        let command: Vec<OsString> = command
+            .into_iter()
+            .map(|s| s.as_ref().to_os_string())
+            .collect();
         if !command.is_empty() {
             a.push("--".into());
             a.extend(command);
@@ -169,7 +173,10 @@ pub fn list_checks(suite: &str, options: &RunOptions) -> Result<Vec<(String, Lev
             _ => {
                 return Err(Error::BadReport {
                     referee_version: version_of(&bin),
-                    reason: format!("`referee list {suite}` line {}: {line:?} is not ID, tab, level", n + 1),
+                    reason: format!(
+                        "`referee list {suite}` line {}: {line:?} is not ID, tab, level",
+                        n + 1
+                    ),
                 })
             }
         };
@@ -178,24 +185,27 @@ pub fn list_checks(suite: &str, options: &RunOptions) -> Result<Vec<(String, Lev
     Ok(checks)
 }
 
-fn output(bin: &PathBuf, argv: &[OsString]) -> Result<Output, Error> {
+fn output(bin: &Path, argv: &[OsString]) -> Result<Output, Error> {
     Command::new(bin)
         .args(argv)
         .stdin(Stdio::null())
         .output()
         .map_err(|source| Error::Spawn {
-            program: bin.clone(),
+            program: bin.to_path_buf(),
             source,
         })
 }
 
 /// A command line for messages, each word quoted when it needs it.
-pub(crate) fn shown(bin: &PathBuf, argv: &[OsString]) -> String {
+pub(crate) fn shown(bin: &Path, argv: &[OsString]) -> String {
     std::iter::once(bin.as_os_str())
         .chain(argv.iter().map(OsString::as_os_str))
         .map(|w| {
             let w = w.to_string_lossy();
-            if !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) {
+            if !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
+            {
                 w.into_owned()
             } else {
                 format!("'{}'", w.replace('\'', r"'\''"))

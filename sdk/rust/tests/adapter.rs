@@ -7,15 +7,21 @@ use serde_json::{json, Value};
 fn ops() -> Ops {
     Ops::new("test-adapter", "0.2.0")
         .op("echo", |args| Ok(args.clone()))
-        .op("upper", |args| Ok(Value::String(str_arg(args, "value_text")?.to_uppercase())))
-        .op("reject", |_| Err(OpError::new("parse_error", "bad input at offset 4")))
+        .op("upper", |args| {
+            Ok(Value::String(str_arg(args, "value_text")?.to_uppercase()))
+        })
+        .op("reject", |_| {
+            Err(OpError::new("parse_error", "bad input at offset 4"))
+        })
         .op("uncoded", |_| {
             // Any std error converts, with no code.
             let n: u8 = "300".parse()?;
             Ok(json!(n))
         })
         .op("frame", |args| {
-            let mut bytes = (hex_arg(args, "payload_hex")?.len() as u32).to_be_bytes().to_vec();
+            let mut bytes = (hex_arg(args, "payload_hex")?.len() as u32)
+                .to_be_bytes()
+                .to_vec();
             bytes.extend(hex_arg(args, "payload_hex")?);
             Ok(Value::String(hex_encode(&bytes)))
         })
@@ -25,7 +31,10 @@ fn exchange(ops: Ops, input: &str) -> Vec<Value> {
     let mut out = Vec::new();
     serve_io(ops, input.as_bytes(), &mut out).expect("serve_io");
     let text = String::from_utf8(out).expect("UTF-8 replies");
-    assert!(text.is_empty() || text.ends_with('\n'), "every reply ends its line: {text:?}");
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "every reply ends its line: {text:?}"
+    );
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("reply {l:?} is not JSON: {e}")))
         .collect()
@@ -71,14 +80,20 @@ fn a_line_that_is_no_request_gets_bad_request() {
         assert_eq!(r["id"], Value::Null, "reply {i}: {r}");
         assert_eq!(r["err"]["code"], "bad_request", "reply {i}: {r}");
     }
-    assert_eq!(replies[4], json!({"id":5,"err":{"code":"bad_request","message":"the request has no op"}}));
+    assert_eq!(
+        replies[4],
+        json!({"id":5,"err":{"code":"bad_request","message":"the request has no op"}})
+    );
     // The loop goes on after them.
     assert_eq!(replies[5], json!({"id":6,"ok":{}}));
 }
 
 #[test]
 fn a_later_op_of_the_same_name_replaces_the_first() {
-    let ops = Ops::new("x", "1").op("a", |_| Ok(json!(1))).op("b", |_| Ok(json!(2))).op("a", |_| Ok(json!(3)));
+    let ops = Ops::new("x", "1")
+        .op("a", |_| Ok(json!(1)))
+        .op("b", |_| Ok(json!(2)))
+        .op("a", |_| Ok(json!(3)));
     assert_eq!(ops.names(), ["a", "b"]);
     let replies = exchange(ops, "{\"id\":1,\"op\":\"a\",\"args\":{}}\n");
     assert_eq!(replies, [json!({"id":1,"ok":3})]);
@@ -91,7 +106,10 @@ fn ops_keep_state_between_calls() {
         calls += 1;
         Ok(json!(calls))
     });
-    let replies = exchange(ops, "{\"id\":1,\"op\":\"count\",\"args\":{}}\n{\"id\":2,\"op\":\"count\",\"args\":{}}\n");
+    let replies = exchange(
+        ops,
+        "{\"id\":1,\"op\":\"count\",\"args\":{}}\n{\"id\":2,\"op\":\"count\",\"args\":{}}\n",
+    );
     assert_eq!(replies, [json!({"id":1,"ok":1}), json!({"id":2,"ok":2})]);
 }
 

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use referee::harness::{write_results, Args};
 use referee::{
-    find_binary, run_conformance, run_conformance_with, CheckStatus, ConformanceReport, Level, ProviderTarget, RunOptions,
+    find_binary, run_conformance, run_conformance_with, CheckStatus, ConformanceReport, Level,
+    ProviderTarget, RunOptions,
 };
 
 /// The fourteen checks, in the order docs/suites/cgp.md runs them.
@@ -32,7 +33,11 @@ const CHECKS: [&str; 14] = [
 ];
 
 /// The three checks that each open a fresh stdio connection.
-const FRESH: [&str; 3] = ["malformed-input-tolerance", "embedding-fingerprint", "correlation"];
+const FRESH: [&str; 3] = [
+    "malformed-input-tolerance",
+    "embedding-fingerprint",
+    "correlation",
+];
 
 fn referee() -> String {
     match find_binary() {
@@ -46,21 +51,35 @@ fn provider(mode: Option<&str>) -> ProviderTarget {
     if let Some(m) = mode {
         args.extend(["--mode".to_string(), m.to_string()]);
     }
-    ProviderTarget::Stdio { program: referee(), args }
+    ProviderTarget::Stdio {
+        program: referee(),
+        args,
+    }
 }
 
 /// Every check's status, and that the report names the checks in order.
 fn statuses(r: &ConformanceReport) -> BTreeMap<&str, CheckStatus> {
     let names: Vec<&str> = r.checks.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, CHECKS, "{r}");
-    r.checks.iter().map(|c| (c.name.as_str(), c.status)).collect()
+    r.checks
+        .iter()
+        .map(|c| (c.name.as_str(), c.status))
+        .collect()
 }
 
 /// `status` for the named checks and `rest` for every other.
-fn expect(named: &[(&'static str, CheckStatus)], rest: CheckStatus) -> BTreeMap<&'static str, CheckStatus> {
+fn expect(
+    named: &[(&'static str, CheckStatus)],
+    rest: CheckStatus,
+) -> BTreeMap<&'static str, CheckStatus> {
     CHECKS
         .iter()
-        .map(|c| (*c, named.iter().find(|(n, _)| n == c).map_or(rest, |(_, s)| *s)))
+        .map(|c| {
+            (
+                *c,
+                named.iter().find(|(n, _)| n == c).map_or(rest, |(_, s)| *s),
+            )
+        })
         .collect()
 }
 
@@ -71,7 +90,11 @@ fn the_honest_provider_passes_every_check() {
     assert_eq!(statuses(&r), expect(&[], CheckStatus::Pass), "{r}");
     assert_eq!(r.target, format!("stdio: {} serve cgp", referee()));
     for c in &r.checks {
-        let want = if c.name == "embedding-fingerprint" { Level::Should } else { Level::Must };
+        let want = if c.name == "embedding-fingerprint" {
+            Level::Should
+        } else {
+            Level::Must
+        };
         assert_eq!(c.level, want, "{}", c.name);
         assert!(!c.evidence.is_empty(), "{} has no evidence", c.name);
     }
@@ -86,7 +109,13 @@ fn the_honest_provider_passes_every_check() {
 fn each_broken_mode_fails_the_checks_its_rule_governs() {
     use CheckStatus::*;
     // (mode, the checks it changes, what every other check is, passed()).
-    let cases: [(&str, &[(&str, CheckStatus)], CheckStatus, bool); 7] = [
+    type Case = (
+        &'static str,
+        &'static [(&'static str, CheckStatus)],
+        CheckStatus,
+        bool,
+    );
+    let cases: [Case; 7] = [
         // §F1: one frame scored 1.5.
         ("bad-score", &[("frame-validity", Fail)], Pass, false),
         // §B3: every token_cost 1.
@@ -96,24 +125,50 @@ fn each_broken_mode_fails_the_checks_its_rule_governs() {
         // §H4, on its own fresh connection.
         ("drop-correlation-id", &[("correlation", Fail)], Pass, false),
         // §V2: mutated digests verified valid.
-        ("rubber-stamp-verify", &[("verify-honesty", Fail)], Pass, false),
+        (
+            "rubber-stamp-verify",
+            &[("verify-honesty", Fail)],
+            Pass,
+            false,
+        ),
         // §E1 is a should: answering a wrong-sized embedding is a warning,
         // and the provider is still conformant.
-        ("accept-bad-embedding", &[("embedding-fingerprint", Warn)], Pass, true),
+        (
+            "accept-bad-embedding",
+            &[("embedding-fingerprint", Warn)],
+            Pass,
+            true,
+        ),
         // §H3: the handshake fails, the nine checks of the main connection
         // and attestation cannot run, malformed-input-tolerance fails on its
         // fresh connection and the other two fresh ones are not checked.
-        ("bad-version", &[("handshake", Fail), ("malformed-input-tolerance", Fail)], Skipped, false),
+        (
+            "bad-version",
+            &[("handshake", Fail), ("malformed-input-tolerance", Fail)],
+            Skipped,
+            false,
+        ),
     ];
     for (mode, named, rest, passed) in cases {
         let r = run_conformance(provider(Some(mode)));
         assert_eq!(statuses(&r), expect(named, rest), "mode {mode}:\n{r}");
         assert_eq!(r.passed(), passed, "mode {mode}:\n{r}");
         let full = r.report.as_ref().unwrap();
-        assert_eq!(full.conformant, passed, "mode {mode}: referee's own verdict");
-        assert_eq!(full.exit_code, Some(if passed { 0 } else { 1 }), "mode {mode}");
+        assert_eq!(
+            full.conformant, passed,
+            "mode {mode}: referee's own verdict"
+        );
+        assert_eq!(
+            full.exit_code,
+            Some(if passed { 0 } else { 1 }),
+            "mode {mode}"
+        );
         for c in r.failures() {
-            assert!(!c.evidence.is_empty(), "mode {mode}: {} fails with no evidence", c.name);
+            assert!(
+                !c.evidence.is_empty(),
+                "mode {mode}: {} fails with no evidence",
+                c.name
+            );
         }
     }
 }
@@ -125,7 +180,11 @@ fn strict_turns_a_failed_should_into_a_failure() {
         ..RunOptions::default()
     };
     let r = run_conformance_with(provider(Some("accept-bad-embedding")), &opts);
-    assert_eq!(r.check("embedding-fingerprint").unwrap().status, CheckStatus::Fail, "{r}");
+    assert_eq!(
+        r.check("embedding-fingerprint").unwrap().status,
+        CheckStatus::Fail,
+        "{r}"
+    );
     assert!(!r.passed(), "{r}");
     assert_eq!(r.tally(), (13, 1, 0));
 }
@@ -141,7 +200,12 @@ fn a_provider_that_cannot_start_is_an_error_in_every_check() {
     let full = r.report.as_ref().unwrap();
     assert!(!full.complete);
     assert_eq!(full.exit_code, Some(3));
-    assert!(r.checks[0].evidence.starts_with("not run: the implementation could not be started"), "{r}");
+    assert!(
+        r.checks[0]
+            .evidence
+            .starts_with("not run: the implementation could not be started"),
+        "{r}"
+    );
     assert_eq!(r.target, "stdio: /nonexistent/cgp-provider --stdio");
 }
 
@@ -166,7 +230,9 @@ fn an_http_provider_is_tested_without_the_stdio_checks() {
         .expect("referee serve cgp --http");
     // It says where it listens once it does: "... on http://127.0.0.1:PORT/".
     let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     let server = Server(child);
     let url = line.trim().rsplit(' ').next().unwrap().to_string();
     assert!(url.starts_with("http://127.0.0.1:"), "{line:?}");
@@ -176,7 +242,10 @@ fn an_http_provider_is_tested_without_the_stdio_checks() {
     assert_eq!(statuses(&r), expect(&skipped, CheckStatus::Pass), "{r}");
     assert!(r.passed(), "{r}");
     assert_eq!(r.target, format!("http: {url}"));
-    assert_eq!(r.report.as_ref().unwrap().implementation.url.as_deref(), Some(url.as_str()));
+    assert_eq!(
+        r.report.as_ref().unwrap().implementation.url.as_deref(),
+        Some(url.as_str())
+    );
     drop(server);
 }
 
@@ -188,9 +257,15 @@ fn the_harness_prints_a_line_per_cgp_check() {
     let s = write_results(&report, &Args::default(), Duration::from_secs(1), &mut out).unwrap();
     let out = String::from_utf8(out).unwrap();
     assert!(out.contains("\ntest cgp/handshake ... ok\n"), "{out}");
-    assert!(out.contains("\ntest cgp/frame-validity ... FAILED\n"), "{out}");
+    assert!(
+        out.contains("\ntest cgp/frame-validity ... FAILED\n"),
+        "{out}"
+    );
     assert!(out.contains("---- cgp/frame-validity ----\nmust check failed:\n    frame[0] score 1.5 is outside [0,1] (§F1)\n"), "{out}");
-    assert!(out.contains("\nfailures:\n    cgp/frame-validity\n"), "{out}");
+    assert!(
+        out.contains("\nfailures:\n    cgp/frame-validity\n"),
+        "{out}"
+    );
     assert_eq!((s.passed, s.failed, s.ignored), (13, 1, 0));
     assert!(!s.ok());
 }

@@ -50,7 +50,12 @@ fn run(mode: &str, one: Option<&str>, timeout: Option<Duration>) -> Result<Repor
         timeout,
         ..RunOptions::default()
     };
-    run_suite("jcs", [me.as_os_str(), "--adapter".as_ref(), mode.as_ref()], &opts).map_err(|e| e.to_string())
+    run_suite(
+        "jcs",
+        [me.as_os_str(), "--adapter".as_ref(), mode.as_ref()],
+        &opts,
+    )
+    .map_err(|e| e.to_string())
 }
 
 fn only(r: &Report) -> Result<&Check, String> {
@@ -73,10 +78,19 @@ const ONE: &str = "jcs/numbers/zero-fraction";
 fn a_panic_is_an_error_with_the_panic_in_its_evidence() -> Result<(), String> {
     let r = run("panic", Some(ONE), None)?;
     let c = only(&r)?;
-    want(c.status == Status::Error, format!("status {:?}: {:?}", c.status, c.reason))?;
+    want(
+        c.status == Status::Error,
+        format!("status {:?}: {:?}", c.status, c.reason),
+    )?;
     let stderr = c.evidence.stderr.as_deref().unwrap_or("");
-    want(stderr.contains("deliberate panic in canonicalJson of [0.0]"), format!("stderr evidence {stderr:?}"))?;
-    want(r.exit_code == Some(1) && !r.conformant, format!("exit {:?}", r.exit_code))
+    want(
+        stderr.contains("deliberate panic in canonicalJson of [0.0]"),
+        format!("stderr evidence {stderr:?}"),
+    )?;
+    want(
+        r.exit_code == Some(1) && !r.conformant,
+        format!("exit {:?}", r.exit_code),
+    )
 }
 
 fn a_number_where_text_is_due_fails() -> Result<(), String> {
@@ -84,8 +98,17 @@ fn a_number_where_text_is_due_fails() -> Result<(), String> {
     let c = only(&r)?;
     let reason = c.reason.as_deref().unwrap_or("");
     want(c.status == Status::Fail, format!("status {:?}", c.status))?;
-    want(reason.contains("not the canonical text as a JSON string"), format!("reason {reason:?}"))?;
-    want(c.evidence.exchanges.iter().any(|x| x.reply.as_deref() == Some("{\"id\":1,\"ok\":42}")), format!("{:?}", c.evidence.exchanges))
+    want(
+        reason.contains("not the canonical text as a JSON string"),
+        format!("reason {reason:?}"),
+    )?;
+    want(
+        c.evidence
+            .exchanges
+            .iter()
+            .any(|x| x.reply.as_deref() == Some("{\"id\":1,\"ok\":42}")),
+        format!("{:?}", c.evidence.exchanges),
+    )
 }
 
 fn an_op_that_never_answers_times_out() -> Result<(), String> {
@@ -93,29 +116,52 @@ fn an_op_that_never_answers_times_out() -> Result<(), String> {
     let r = run("slow", Some(ONE), Some(Duration::from_millis(300)))?;
     let c = only(&r)?;
     let reason = c.reason.as_deref().unwrap_or("");
-    want(c.status == Status::Error && reason.contains("timeout"), format!("{:?}: {reason:?}", c.status))?;
+    want(
+        c.status == Status::Error && reason.contains("timeout"),
+        format!("{:?}: {reason:?}", c.status),
+    )?;
     // referee stops the adapter rather than wait out its 30 s sleep.
-    want(start.elapsed() < Duration::from_secs(20), format!("took {:?}", start.elapsed()))
+    want(
+        start.elapsed() < Duration::from_secs(20),
+        format!("took {:?}", start.elapsed()),
+    )
 }
 
 fn logging_to_stdout_is_a_fault() -> Result<(), String> {
     let r = run("stdout", Some(ONE), None)?;
     let c = only(&r)?;
-    want(c.status == Status::Error, format!("status {:?}: {:?}", c.status, c.reason))?;
+    want(
+        c.status == Status::Error,
+        format!("status {:?}: {:?}", c.status, c.reason),
+    )?;
     let shown = c.evidence_lines().join("\n");
-    want(shown.contains("debug: canonicalising"), format!("evidence:\n{shown}"))
+    want(
+        shown.contains("debug: canonicalising"),
+        format!("evidence:\n{shown}"),
+    )
 }
 
 fn an_adapter_with_no_ops_checks_nothing() -> Result<(), String> {
     let r = run("none", None, None)?;
     want(r.checks.len() > 500, format!("{} checks", r.checks.len()))?;
     for c in &r.checks {
-        let op = if c.id.starts_with("jcs/utf8/") { "canonicalJsonBytes" } else { "canonicalJson" };
+        let op = if c.id.starts_with("jcs/utf8/") {
+            "canonicalJsonBytes"
+        } else {
+            "canonicalJson"
+        };
         let reason = c.reason.as_deref().unwrap_or("");
-        want(c.status == Status::NotChecked && reason.contains(op), format!("{}: {:?} {reason:?}", c.id, c.status))?;
+        want(
+            c.status == Status::NotChecked && reason.contains(op),
+            format!("{}: {:?} {reason:?}", c.id, c.status),
+        )?;
     }
-    want(!r.conformant && r.exit_code == Some(1), format!("conformant {} exit {:?}", r.conformant, r.exit_code))?;
-    let s = write_results(&r, &Args::default(), Duration::ZERO, &mut std::io::sink()).map_err(|e| e.to_string())?;
+    want(
+        !r.conformant && r.exit_code == Some(1),
+        format!("conformant {} exit {:?}", r.conformant, r.exit_code),
+    )?;
+    let s = write_results(&r, &Args::default(), Duration::ZERO, &mut std::io::sink())
+        .map_err(|e| e.to_string())?;
     want(!s.ok() && s.ignored == r.checks.len(), format!("{s:?}"))
 }
 
@@ -126,14 +172,29 @@ fn main() -> ExitCode {
     }
     type Case = (&'static str, fn() -> Result<(), String>);
     let cases: [Case; 5] = [
-        ("a_panic_is_an_error_with_the_panic_in_its_evidence", a_panic_is_an_error_with_the_panic_in_its_evidence),
-        ("a_number_where_text_is_due_fails", a_number_where_text_is_due_fails),
-        ("an_op_that_never_answers_times_out", an_op_that_never_answers_times_out),
+        (
+            "a_panic_is_an_error_with_the_panic_in_its_evidence",
+            a_panic_is_an_error_with_the_panic_in_its_evidence,
+        ),
+        (
+            "a_number_where_text_is_due_fails",
+            a_number_where_text_is_due_fails,
+        ),
+        (
+            "an_op_that_never_answers_times_out",
+            an_op_that_never_answers_times_out,
+        ),
         ("logging_to_stdout_is_a_fault", logging_to_stdout_is_a_fault),
-        ("an_adapter_with_no_ops_checks_nothing", an_adapter_with_no_ops_checks_nothing),
+        (
+            "an_adapter_with_no_ops_checks_nothing",
+            an_adapter_with_no_ops_checks_nothing,
+        ),
     ];
     let args = Args::from_env();
-    let chosen: Vec<&Case> = cases.iter().filter(|(name, _)| args.selects(name)).collect();
+    let chosen: Vec<&Case> = cases
+        .iter()
+        .filter(|(name, _)| args.selects(name))
+        .collect();
     if args.list {
         for (name, _) in &chosen {
             println!("{name}: test");

@@ -6,7 +6,10 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use referee::{find_in, platform, run_conformance_with, run_suite, CheckStatus, Error, ProviderTarget, RunOptions};
+use referee::{
+    find_in, platform, run_conformance_with, run_suite, CheckStatus, Error, ProviderTarget,
+    RunOptions,
+};
 
 /// A fresh directory of its own for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -31,11 +34,19 @@ fn referee_bin_comes_first_and_must_exist() {
     let given = dir.join("my-referee");
     fs::write(&given, "").unwrap();
     let path = Some(OsString::from(dir.as_os_str()));
-    assert_eq!(find_in(Some(given.clone().into()), path.clone()).unwrap(), given);
+    assert_eq!(
+        find_in(Some(given.clone().into()), path.clone()).unwrap(),
+        given
+    );
     match find_in(Some(dir.join("gone").into()), path) {
         Err(e @ Error::BinaryMissing { .. }) => {
             let msg = e.to_string();
-            assert!(msg.contains("REFEREE_BIN") && msg.contains("gone") && msg.contains("does not exist"), "{msg}");
+            assert!(
+                msg.contains("REFEREE_BIN")
+                    && msg.contains("gone")
+                    && msg.contains("does not exist"),
+                "{msg}"
+            );
         }
         other => panic!("a missing REFEREE_BIN gave {other:?}"),
     }
@@ -93,8 +104,14 @@ fn an_unreadable_report_names_the_referee_version() {
     let dir = scratch("garbage");
     let cases = [
         ("not json", "echo 'referee: this is no report'; exit 1"),
-        ("wrong format", "echo '{\"format\":\"referee-report/9\"}'; exit 0"),
-        ("truncated", "printf '{\"format\":\"referee-report/2\",\"tool\":'; exit 1"),
+        (
+            "wrong format",
+            "echo '{\"format\":\"referee-report/9\"}'; exit 0",
+        ),
+        (
+            "truncated",
+            "printf '{\"format\":\"referee-report/2\",\"tool\":'; exit 1",
+        ),
     ];
     for (name, run) in cases {
         let bin = script(
@@ -109,7 +126,10 @@ fn an_unreadable_report_names_the_referee_version() {
         match run_suite("jcs", ["my-adapter"], &opts) {
             Err(e @ Error::BadReport { .. }) => {
                 let msg = e.to_string();
-                assert!(msg.contains("referee 9.9.9-fake (abcdef012345)"), "{name}: {msg}");
+                assert!(
+                    msg.contains("referee 9.9.9-fake (abcdef012345)"),
+                    "{name}: {msg}"
+                );
                 assert!(msg.contains("referee-report/2"), "{name}: {msg}");
             }
             other => panic!("{name}: {other:?}"),
@@ -124,8 +144,15 @@ fn an_unreadable_report_names_the_referee_version() {
         );
         assert!(!seed.passed(), "{name}");
         assert_eq!(seed.checks.len(), 1);
-        assert_eq!((seed.checks[0].name.as_str(), seed.checks[0].status), ("referee", CheckStatus::Error));
-        assert!(seed.checks[0].evidence.contains("9.9.9-fake"), "{name}: {}", seed.checks[0].evidence);
+        assert_eq!(
+            (seed.checks[0].name.as_str(), seed.checks[0].status),
+            ("referee", CheckStatus::Error)
+        );
+        assert!(
+            seed.checks[0].evidence.contains("9.9.9-fake"),
+            "{name}: {}",
+            seed.checks[0].evidence
+        );
         assert_eq!(seed.target, "stdio: p");
     }
     fs::remove_dir_all(dir).unwrap();
@@ -135,15 +162,26 @@ fn an_unreadable_report_names_the_referee_version() {
 #[test]
 fn no_report_carries_referees_message_and_status() {
     let dir = scratch("usage");
-    let bin = script(&dir, "referee", "echo 'referee: unknown suite \"nope\"' >&2; exit 2");
+    let bin = script(
+        &dir,
+        "referee",
+        "echo 'referee: unknown suite \"nope\"' >&2; exit 2",
+    );
     let opts = RunOptions {
         referee: Some(bin),
         ..RunOptions::default()
     };
     match run_suite("nope", Vec::<String>::new(), &opts) {
-        Err(e @ Error::NoReport { status: Some(2), .. }) => {
+        Err(
+            e @ Error::NoReport {
+                status: Some(2), ..
+            },
+        ) => {
             let msg = e.to_string();
-            assert!(msg.contains("run nope --format json") && msg.contains("status 2"), "{msg}");
+            assert!(
+                msg.contains("run nope --format json") && msg.contains("status 2"),
+                "{msg}"
+            );
             assert!(msg.contains("unknown suite \"nope\""), "{msg}");
         }
         other => panic!("{other:?}"),
@@ -159,7 +197,11 @@ fn a_binary_that_cannot_start_is_a_spawn_error() {
     };
     match run_suite("jcs", Vec::<String>::new(), &opts) {
         Err(e @ Error::Spawn { .. }) => {
-            assert!(e.to_string().starts_with("cannot run referee at /nonexistent/referee: "), "{e}");
+            assert!(
+                e.to_string()
+                    .starts_with("cannot run referee at /nonexistent/referee: "),
+                "{e}"
+            );
             assert!(std::error::Error::source(&e).is_some());
         }
         other => panic!("{other:?}"),
@@ -193,5 +235,9 @@ fn options_become_referee_flags() {
         url: Some("http://127.0.0.1:8785/".into()),
         ..RunOptions::default()
     };
-    assert_eq!(url.argv("jcs", Vec::<&str>::new()).len(), 6, "no -- without a command");
+    assert_eq!(
+        url.argv("jcs", Vec::<&str>::new()).len(),
+        6,
+        "no -- without a command"
+    );
 }

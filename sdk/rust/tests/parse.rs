@@ -57,13 +57,29 @@ fn reads_every_status_and_level() {
     assert_eq!(r.tool.version, "0.1.0-dev (0123456789ab)");
     assert_eq!(r.suite.name, "jcs");
     assert_eq!(r.suite.version.as_deref(), Some("1.0.0"));
-    assert_eq!(r.implementation.command, Some(vec!["my-jcs".to_string(), "--adapter".to_string()]));
+    assert_eq!(
+        r.implementation.command,
+        Some(vec!["my-jcs".to_string(), "--adapter".to_string()])
+    );
     assert_eq!(r.implementation.url, None);
     assert_eq!(r.restarts, 1);
     assert!(r.complete && !r.conformant && !r.strict);
-    assert_eq!((r.counts.pass, r.counts.fail, r.counts.warn, r.counts.not_checked, r.counts.error), (2, 2, 1, 1, 1));
+    assert_eq!(
+        (
+            r.counts.pass,
+            r.counts.fail,
+            r.counts.warn,
+            r.counts.not_checked,
+            r.counts.error
+        ),
+        (2, 2, 1, 1, 1)
+    );
 
-    let got: Vec<(&str, Status, Level)> = r.checks.iter().map(|c| (c.id.as_str(), c.status, c.level)).collect();
+    let got: Vec<(&str, Status, Level)> = r
+        .checks
+        .iter()
+        .map(|c| (c.id.as_str(), c.status, c.level))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -80,11 +96,17 @@ fn reads_every_status_and_level() {
     let fail = &r.checks[2];
     assert_eq!(fail.expected.as_deref(), Some("{\"😂\":2,\"\u{fb33}\":1}"));
     let diff = fail.evidence.diff.as_ref().expect("a diff");
-    assert_eq!((diff.offset, diff.expected_len, diff.window_start), (2, 18, 0));
+    assert_eq!(
+        (diff.offset, diff.expected_len, diff.window_start),
+        (2, 18, 0)
+    );
     assert_eq!(diff.actual_hex, "7b22efac");
     assert_eq!(fail.evidence.exchanges.len(), 2);
     assert_eq!(fail.evidence.exchanges[1].reply, None);
-    assert_eq!(fail.evidence.repro.as_deref(), Some("printf ... | my-jcs --adapter"));
+    assert_eq!(
+        fail.evidence.repro.as_deref(),
+        Some("printf ... | my-jcs --adapter")
+    );
     assert_eq!(r.checks[6].duration_ms, 10000.5);
 }
 
@@ -109,7 +131,14 @@ fn verdicts_follow_status_level_and_strict() {
     assert_eq!(strict[4], CheckStatus::Fail);
     assert_eq!([&strict[..4], &strict[5..]], [&lax[..4], &lax[5..]]);
     let failing: Vec<&str> = r.failures().iter().map(|c| c.id.as_str()).collect();
-    assert_eq!(failing, ["jcs/keys/utf16-vs-codepoint", "jcs/numbers/1e21", "jcs/scale/long-string"]);
+    assert_eq!(
+        failing,
+        [
+            "jcs/keys/utf16-vs-codepoint",
+            "jcs/numbers/1e21",
+            "jcs/scale/long-string"
+        ]
+    );
 }
 
 fn run_harness(r: &Report, args: &[&str]) -> (String, referee::harness::Summary) {
@@ -137,17 +166,35 @@ fn harness_prints_one_libtest_line_per_check() {
             "test result: FAILED. 3 passed; 3 failed; 1 ignored; 0 measured; 0 filtered out; finished in 1.50s",
         ]
     );
-    assert_eq!((s.passed, s.failed, s.ignored, s.warned, s.filtered_out), (3, 3, 1, 1, 0));
+    assert_eq!(
+        (s.passed, s.failed, s.ignored, s.warned, s.filtered_out),
+        (3, 3, 1, 1, 0)
+    );
     assert!(!s.ok());
     assert!(out.contains("\nrunning 7 tests\n"), "{out}");
     // The warning is listed with its reason; each failure with its evidence.
-    assert!(out.contains("    jcs/rejects/duplicate-key: accepted duplicate member names"), "{out}");
+    assert!(
+        out.contains("    jcs/rejects/duplicate-key: accepted duplicate member names"),
+        "{out}"
+    );
     assert!(out.contains("---- jcs/keys/utf16-vs-codepoint ----\nmust check failed:\n    canonical text differs at byte 2\n"), "{out}");
-    assert!(out.contains("    expected @0: 7b22f09f\n    actual   @0: 7b22efac\n"), "{out}");
-    assert!(out.contains("    sent:     {\"id\":1}\n    received: {\"id\":1,\"ok\":\"x\"}\n"), "{out}");
-    assert!(out.contains("---- jcs/scale/long-string ----\nmust check error:\n    adapter timeout"), "{out}");
+    assert!(
+        out.contains("    expected @0: 7b22f09f\n    actual   @0: 7b22efac\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    sent:     {\"id\":1}\n    received: {\"id\":1,\"ok\":\"x\"}\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("---- jcs/scale/long-string ----\nmust check error:\n    adapter timeout"),
+        "{out}"
+    );
     // What an implementation wrote cannot start a line or drive the terminal.
-    assert!(out.contains("\n    note: a line\n          break and ‹U+001B›[31mESC\n"), "{out}");
+    assert!(
+        out.contains("\n    note: a line\n          break and ‹U+001B›[31mESC\n"),
+        "{out}"
+    );
     assert!(!out.contains('\u{1b}'));
 }
 
@@ -155,11 +202,29 @@ fn harness_prints_one_libtest_line_per_check() {
 fn harness_honours_filters_like_libtest() {
     let r = Report::parse(&every_status().to_string()).unwrap();
     let cases: [(&[&str], &[&str], bool); 5] = [
-        (&["numbers"], &["jcs/numbers/zero-fraction", "jcs/numbers/1e21"], false),
-        (&["--exact", "jcs/numbers/zero-fraction"], &["jcs/numbers/zero-fraction"], true),
+        (
+            &["numbers"],
+            &["jcs/numbers/zero-fraction", "jcs/numbers/1e21"],
+            false,
+        ),
+        (
+            &["--exact", "jcs/numbers/zero-fraction"],
+            &["jcs/numbers/zero-fraction"],
+            true,
+        ),
         (&["--exact", "zero-fraction"], &[], true),
         (
-            &["--skip", "keys", "--skip", "1e21", "--skip", "scale", "--test-threads", "2", "-q"],
+            &[
+                "--skip",
+                "keys",
+                "--skip",
+                "1e21",
+                "--skip",
+                "scale",
+                "--test-threads",
+                "2",
+                "-q",
+            ],
             &[
                 "jcs/numbers/zero-fraction",
                 "jcs/nesting/arrays-1000",
@@ -168,7 +233,11 @@ fn harness_honours_filters_like_libtest() {
             ],
             true,
         ),
-        (&["utf8", "nesting"], &["jcs/nesting/arrays-1000", "jcs/utf8/latin-1"], true),
+        (
+            &["utf8", "nesting"],
+            &["jcs/nesting/arrays-1000", "jcs/utf8/latin-1"],
+            true,
+        ),
     ];
     for (args, shown, ok) in cases {
         let (out, s) = run_harness(&r, args);
@@ -193,7 +262,10 @@ fn harness_fails_a_run_where_nothing_passed() {
     let (out, s) = run_harness(&r, &[]);
     assert!(!s.ok());
     assert!(out.contains("no check passed"), "{out}");
-    assert!(out.contains("test result: FAILED. 0 passed; 0 failed; 1 ignored;"), "{out}");
+    assert!(
+        out.contains("test result: FAILED. 0 passed; 0 failed; 1 ignored;"),
+        "{out}"
+    );
 }
 
 /// A cgp report: the seed's names, statuses and verdict.
@@ -204,7 +276,10 @@ fn cgp(checks: Value, complete: bool) -> Report {
             .filter(|c| c["status"] == st && lv.map_or(true, |l| c["level"] == l))
             .count()
     };
-    let fails = list.iter().filter(|c| c["status"] == "fail" && c["level"] != "should").count();
+    let fails = list
+        .iter()
+        .filter(|c| c["status"] == "fail" && c["level"] != "should")
+        .count();
     let doc = json!({
       "format": "referee-report/2",
       "tool": {"name": "referee", "version": "0.1.0-dev"},
@@ -229,21 +304,65 @@ fn seed_report_maps_referee_verdicts() {
 
     type Case = (&'static str, Value, bool, bool, (usize, usize, usize));
     let cases: Vec<Case> = vec![
-        ("all pass", json!([pass("cgp/handshake"), pass("cgp/shutdown-clean")]), true, true, (2, 0, 0)),
-        ("a warning and a skip do not block", json!([pass("cgp/handshake"), warn.clone(), skip.clone()]), true, true, (2, 0, 1)),
-        ("a failed must blocks", json!([pass("cgp/handshake"), fail.clone()]), true, false, (1, 1, 0)),
-        ("an error blocks", json!([error.clone(), pass("cgp/shutdown-clean")]), true, false, (1, 1, 0)),
-        ("nothing passed", json!([skip.clone()]), true, false, (0, 0, 1)),
-        ("incomplete", json!([pass("cgp/handshake")]), false, false, (1, 0, 0)),
+        (
+            "all pass",
+            json!([pass("cgp/handshake"), pass("cgp/shutdown-clean")]),
+            true,
+            true,
+            (2, 0, 0),
+        ),
+        (
+            "a warning and a skip do not block",
+            json!([pass("cgp/handshake"), warn.clone(), skip.clone()]),
+            true,
+            true,
+            (2, 0, 1),
+        ),
+        (
+            "a failed must blocks",
+            json!([pass("cgp/handshake"), fail.clone()]),
+            true,
+            false,
+            (1, 1, 0),
+        ),
+        (
+            "an error blocks",
+            json!([error.clone(), pass("cgp/shutdown-clean")]),
+            true,
+            false,
+            (1, 1, 0),
+        ),
+        (
+            "nothing passed",
+            json!([skip.clone()]),
+            true,
+            false,
+            (0, 0, 1),
+        ),
+        (
+            "incomplete",
+            json!([pass("cgp/handshake")]),
+            false,
+            false,
+            (1, 0, 0),
+        ),
     ];
     for (name, checks, complete, passed, tally) in cases {
         let seed = ConformanceReport::from_report("stdio: p".into(), cgp(checks, complete));
         assert_eq!(seed.passed(), passed, "{name}:\n{seed}");
         assert_eq!(seed.tally(), tally, "{name}");
-        assert!(seed.checks.iter().all(|c| !c.name.starts_with("cgp/")), "{name}");
+        assert!(
+            seed.checks.iter().all(|c| !c.name.starts_with("cgp/")),
+            "{name}"
+        );
     }
-    let seed = ConformanceReport::from_report("stdio: p".into(), cgp(json!([warn, fail, skip]), true));
-    let got: Vec<(&str, CheckStatus, Level)> = seed.checks.iter().map(|c| (c.name.as_str(), c.status, c.level)).collect();
+    let seed =
+        ConformanceReport::from_report("stdio: p".into(), cgp(json!([warn, fail, skip]), true));
+    let got: Vec<(&str, CheckStatus, Level)> = seed
+        .checks
+        .iter()
+        .map(|c| (c.name.as_str(), c.status, c.level))
+        .collect();
     assert_eq!(
         got,
         [
@@ -252,11 +371,20 @@ fn seed_report_maps_referee_verdicts() {
             ("correlation", CheckStatus::Skipped, Level::Must),
         ]
     );
-    assert_eq!(seed.check("cgp/frame-validity").unwrap().evidence, "frame[0] score 1.5 is outside [0,1] (§F1)");
+    assert_eq!(
+        seed.check("cgp/frame-validity").unwrap().evidence,
+        "frame[0] score 1.5 is outside [0,1] (§F1)"
+    );
     assert_eq!(seed.failures().len(), 1);
     let shown = seed.to_string();
-    assert!(shown.contains("FAIL  frame-validity — frame[0] score 1.5 is outside [0,1] (§F1)"), "{shown}");
-    assert!(shown.ends_with("1 passed, 1 failed, 1 skipped: NOT CONFORMANT"), "{shown}");
+    assert!(
+        shown.contains("FAIL  frame-validity — frame[0] score 1.5 is outside [0,1] (§F1)"),
+        "{shown}"
+    );
+    assert!(
+        shown.ends_with("1 passed, 1 failed, 1 skipped: NOT CONFORMANT"),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -303,19 +431,74 @@ fn malformed_reports_say_what_and_where() {
     let cases: Vec<(&str, String, &str)> = vec![
         ("empty", String::new(), "not JSON"),
         ("text", "referee: unknown suite \"x\"".into(), "not JSON"),
-        ("truncated", every_status().to_string()[..300].to_string(), "not JSON"),
-        ("an array", "[]".into(), "the document is an array, not an object"),
-        ("format", with(&["format"], json!("referee-report/3")), "format is \"referee-report/3\""),
-        ("no checks", with(&["checks"], Value::Null), "checks: missing"),
-        ("status", with(&["checks", "0", "status"], json!("skipped")), "checks[0].status: unknown status \"skipped\""),
-        ("level", with(&["checks", "1", "level"], json!("optional")), "checks[1].level: unknown level \"optional\""),
-        ("no level", with(&["checks", "2", "level"], Value::Null), "checks[2].level: missing"),
-        ("duration", with(&["checks", "3", "duration_ms"], json!("1ms")), "checks[3].duration_ms: a string, not a number"),
-        ("diff", with(&["checks", "2", "evidence", "diff", "offset"], json!(-1)), "checks[2].evidence.diff.offset: a number, not a non-negative integer"),
-        ("exchange", with(&["checks", "2", "evidence", "exchanges", "0", "request"], json!(1)), "checks[2].evidence.exchanges[0].request: a number, not a string"),
-        ("counts", with(&["counts", "pass"], json!(3)), "counts add up to 8 checks, but the report lists 7"),
-        ("conformant", with(&["conformant"], json!("no")), "conformant: a string, not a boolean"),
-        ("ops", with(&["implementation", "ops"], json!(["a", 1])), "implementation.ops[1]: a number, not a string"),
+        (
+            "truncated",
+            every_status().to_string()[..300].to_string(),
+            "not JSON",
+        ),
+        (
+            "an array",
+            "[]".into(),
+            "the document is an array, not an object",
+        ),
+        (
+            "format",
+            with(&["format"], json!("referee-report/3")),
+            "format is \"referee-report/3\"",
+        ),
+        (
+            "no checks",
+            with(&["checks"], Value::Null),
+            "checks: missing",
+        ),
+        (
+            "status",
+            with(&["checks", "0", "status"], json!("skipped")),
+            "checks[0].status: unknown status \"skipped\"",
+        ),
+        (
+            "level",
+            with(&["checks", "1", "level"], json!("optional")),
+            "checks[1].level: unknown level \"optional\"",
+        ),
+        (
+            "no level",
+            with(&["checks", "2", "level"], Value::Null),
+            "checks[2].level: missing",
+        ),
+        (
+            "duration",
+            with(&["checks", "3", "duration_ms"], json!("1ms")),
+            "checks[3].duration_ms: a string, not a number",
+        ),
+        (
+            "diff",
+            with(&["checks", "2", "evidence", "diff", "offset"], json!(-1)),
+            "checks[2].evidence.diff.offset: a number, not a non-negative integer",
+        ),
+        (
+            "exchange",
+            with(
+                &["checks", "2", "evidence", "exchanges", "0", "request"],
+                json!(1),
+            ),
+            "checks[2].evidence.exchanges[0].request: a number, not a string",
+        ),
+        (
+            "counts",
+            with(&["counts", "pass"], json!(3)),
+            "counts add up to 8 checks, but the report lists 7",
+        ),
+        (
+            "conformant",
+            with(&["conformant"], json!("no")),
+            "conformant: a string, not a boolean",
+        ),
+        (
+            "ops",
+            with(&["implementation", "ops"], json!(["a", 1])),
+            "implementation.ops[1]: a number, not a string",
+        ),
     ];
     for (name, text, want) in cases {
         match Report::parse(&text) {
