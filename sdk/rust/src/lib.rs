@@ -48,6 +48,6 @@ pub use cgp::{
 pub use error::Error;
 pub use report::{
     Check, CheckStatus, Counts, Diff, Evidence, Exchange, Implementation, Level, Report, Status,
-    Suite, Tool, FORMATS,
+    Suite, Tool, FORMATS, SHOWN_BYTES,
 };
 pub use run::{list_checks, run_suite, RunOptions};

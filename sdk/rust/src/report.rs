@@ -239,10 +239,13 @@ impl Check {
     /// the last five lines of stderr and the repro command. What the
     /// implementation wrote is made safe to print: control, bidirectional and
     /// invisible characters are shown as `‹U+XXXX›`, a value stays on its
-    /// line, and a note's own lines are indented under it.
+    /// line and is cut at 400 bytes (`… (N bytes in all)`) as referee's text
+    /// report cuts it, and a note's own lines are indented under it. The
+    /// repro command is never cut.
     pub fn evidence_lines(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let mut line = |label: &str, text: &str| out.push(format!("{label}{}", printable(text)));
+        let mut line =
+            |label: &str, text: &str| out.push(format!("{label}{}", printable(&clip(text))));
         if let Some(r) = &self.reason {
             line("", r);
         }
@@ -281,7 +284,7 @@ impl Check {
             }
         }
         if let Some(r) = &self.evidence.repro {
-            line("repro: ", r);
+            out.push(format!("repro: {}", printable(r)));
         }
         out
     }
@@ -630,4 +633,19 @@ pub(crate) fn printable(s: &str) -> String {
         }
     }
     out
+}
+
+/// The longest value [`Check::evidence_lines`] shows, in bytes.
+pub const SHOWN_BYTES: usize = 400;
+
+/// `s` cut to [`SHOWN_BYTES`] at a character boundary, saying how long it was.
+fn clip(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.len() <= SHOWN_BYTES {
+        return s.into();
+    }
+    let mut end = SHOWN_BYTES;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &s[..end], s.len()).into()
 }

@@ -269,3 +269,49 @@ fn the_harness_prints_a_line_per_cgp_check() {
     assert_eq!((s.passed, s.failed, s.ignored), (13, 1, 0));
     assert!(!s.ok());
 }
+
+#[test]
+fn list_checks_names_the_suite_without_running_it() {
+    let listed = referee::list_checks("cgp", &RunOptions::default()).expect("referee list cgp");
+    let ids: Vec<String> = CHECKS.iter().map(|c| format!("cgp/{c}")).collect();
+    assert_eq!(
+        listed.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
+        ids
+    );
+    for (id, level) in &listed {
+        let want = if id == "cgp/embedding-fingerprint" {
+            Level::Should
+        } else {
+            Level::Must
+        };
+        assert_eq!(*level, want, "{id}");
+    }
+    match referee::list_checks("no-such-suite", &RunOptions::default()) {
+        Err(
+            e @ referee::Error::NoReport {
+                status: Some(2), ..
+            },
+        ) => {
+            assert!(e.to_string().contains("no-such-suite"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_usage_error_is_an_error_with_referees_message() {
+    let opts = RunOptions {
+        run: vec!["cgp/no-such-check".into()],
+        ..RunOptions::default()
+    };
+    match referee::try_run_conformance_with(provider(None), &opts) {
+        Err(
+            e @ referee::Error::NoReport {
+                status: Some(2), ..
+            },
+        ) => {
+            assert!(e.to_string().contains("no-such-check"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -199,6 +199,28 @@ fn harness_prints_one_libtest_line_per_check() {
 }
 
 #[test]
+fn long_values_are_cut_but_not_the_repro() {
+    let mut doc = every_status();
+    let long = format!("[{}é]", "9".repeat(398)); // 399 ASCII bytes, then two of é
+    doc["checks"][3]["actual"] = json!(long);
+    doc["checks"][3]["evidence"] = json!({"exchanges": [{"request": "x".repeat(5000)}], "repro": format!("printf {}", "y".repeat(1000))});
+    let r = Report::parse(&doc.to_string()).unwrap();
+    let lines = r.checks[3].evidence_lines();
+    assert_eq!(
+        lines[2],
+        format!("actual:   [{}… (402 bytes in all)", "9".repeat(398))
+    );
+    assert_eq!(
+        lines[3],
+        format!("sent:     {}… (5000 bytes in all)", "x".repeat(400))
+    );
+    assert_eq!(
+        lines[4],
+        format!("printf {}", "y".repeat(1000)).replacen("printf", "repro: printf", 1)
+    );
+}
+
+#[test]
 fn harness_honours_filters_like_libtest() {
     let r = Report::parse(&every_status().to_string()).unwrap();
     let cases: [(&[&str], &[&str], bool); 5] = [
