@@ -100,15 +100,20 @@ impl ConformanceReport {
         }
     }
 
-    /// Conformant: no check failed or ended in error, at least one passed,
-    /// and the run was complete. Skipped checks and warnings (failed `should`
-    /// checks) do not block. This is referee's `conformant` for a run without
-    /// `--strict`.
+    /// Conformant: the run was complete, no check failed or ended in error,
+    /// and at least one passed. Skipped checks and warnings (failed `should`
+    /// checks) do not block, except in a `strict` run, where a skipped check
+    /// blocks too (and a failed `should` check is a `Fail`). This is referee's
+    /// `conformant` for a run without a baseline.
     pub fn passed(&self) -> bool {
-        let complete = self.report.as_ref().is_some_and(|r| r.complete);
+        let (complete, strict) = self
+            .report
+            .as_ref()
+            .map_or((false, false), |r| (r.complete, r.strict));
         complete
             && !self.checks.iter().any(|c| c.status.blocks())
             && self.checks.iter().any(|c| c.status == CheckStatus::Pass)
+            && !(strict && self.checks.iter().any(|c| c.status == CheckStatus::Skipped))
     }
 
     /// The checks that block conformance: `Fail` and `Error`.

@@ -104,14 +104,19 @@ pub struct Summary {
     pub warned: usize,
     /// Checks the arguments left out.
     pub filtered_out: usize,
+    /// The run was `--strict`: a not-checked check blocks too.
+    pub strict: bool,
 }
 
 impl Summary {
-    /// Whether the test binary should exit 0: nothing blocks, and, when
-    /// nothing was filtered out, at least one check passed (a run that checked
-    /// nothing is not conformant).
+    /// Whether the test binary should exit 0: nothing blocks (under
+    /// `--strict`, no check was ignored either), and, when nothing was
+    /// filtered out, at least one check passed (a run that checked nothing is
+    /// not conformant).
     pub fn ok(&self) -> bool {
-        self.failed == 0 && (self.passed > 0 || self.filtered_out > 0)
+        self.failed == 0
+            && (self.passed > 0 || self.filtered_out > 0)
+            && !(self.strict && self.ignored > 0)
     }
 }
 
@@ -199,7 +204,10 @@ pub fn write_results(
     elapsed: Duration,
     out: &mut dyn Write,
 ) -> io::Result<Summary> {
-    let mut s = Summary::default();
+    let mut s = Summary {
+        strict: report.strict,
+        ..Summary::default()
+    };
     let shown: Vec<_> = report
         .verdicts()
         .filter(|(c, _)| args.selects(&c.id))
@@ -267,7 +275,13 @@ pub fn write_results(
             writeln!(out, "    {}", c.id)?;
         }
     }
-    if s.failed == 0 && !s.ok() {
+    if s.strict && s.ignored > 0 {
+        writeln!(
+            out,
+            "\n{} not-checked checks block conformance under --strict",
+            s.ignored
+        )?;
+    } else if s.failed == 0 && !s.ok() {
         writeln!(
             out,
             "\nno check passed: referee's verdict is not conformant"

@@ -246,6 +246,13 @@ fn an_http_provider_is_tested_without_the_stdio_checks() {
         r.report.as_ref().unwrap().implementation.url.as_deref(),
         Some(url.as_str())
     );
+    // --strict refuses the skipped checks: referee and passed() agree.
+    let strict = RunOptions {
+        strict: true,
+        ..RunOptions::default()
+    };
+    let r = run_conformance_with(ProviderTarget::Http(url), &strict);
+    assert!(!r.passed() && !r.report.as_ref().unwrap().conformant, "{r}");
     drop(server);
 }
 

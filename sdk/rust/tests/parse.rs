@@ -378,6 +378,21 @@ fn seed_report_maps_referee_verdicts() {
             "{name}"
         );
     }
+    // Under --strict a skipped check blocks too, as referee's conformant says.
+    let mut strict = cgp(json!([pass("cgp/handshake"), skip.clone()]), true);
+    strict.strict = true;
+    let seed = ConformanceReport::from_report("stdio: p".into(), strict.clone());
+    assert!(!seed.passed(), "strict with a skip:\n{seed}");
+    let (out, s) = run_harness(&strict, &[]);
+    assert!(
+        !s.ok() && out.contains("1 not-checked checks block conformance under --strict"),
+        "{out}"
+    );
+    assert!(
+        out.contains("test result: FAILED. 1 passed; 0 failed; 1 ignored;"),
+        "{out}"
+    );
+
     let seed =
         ConformanceReport::from_report("stdio: p".into(), cgp(json!([warn, fail, skip]), true));
     let got: Vec<(&str, CheckStatus, Level)> = seed
