@@ -20,7 +20,10 @@ pub enum ProviderTarget {
     },
     /// A provider served over HTTP: the URL referee POSTs envelopes to
     /// (`http://` only to loopback).
-    Http(String),
+    Http {
+        /// The provider's endpoint.
+        url: String,
+    },
 }
 
 impl fmt::Display for ProviderTarget {
@@ -34,7 +37,7 @@ impl fmt::Display for ProviderTarget {
                 }
                 Ok(())
             }
-            ProviderTarget::Http(url) => write!(f, "http: {url}"),
+            ProviderTarget::Http { url } => write!(f, "http: {url}"),
         }
     }
 }
@@ -188,10 +191,53 @@ impl fmt::Display for ConformanceReport {
 /// read, the report holds one `Error` check named `referee` saying why, and
 /// `passed()` is false. [`try_run_conformance`] returns that as an [`Error`].
 ///
-/// It blocks until the run is over (a second or two for a quick provider);
-/// from async code call it on a blocking thread.
-pub fn run_conformance(target: ProviderTarget) -> ConformanceReport {
-    run_conformance_with(target, &RunOptions::default())
+/// The seed's `run_conformance` is an `async fn`; this one runs referee when
+/// it is called (a second or two for a quick provider) and returns a
+/// [`Conformance`], which is the report (it dereferences to it) and can also
+/// be awaited for it, so the seed's `run_conformance(..).await` compiles and
+/// behaves unchanged. From a busy async runtime, call it on a blocking thread.
+pub fn run_conformance(target: ProviderTarget) -> Conformance {
+    Conformance(run_conformance_with(target, &RunOptions::default()))
+}
+
+/// The verdicts [`run_conformance`] returns: the [`ConformanceReport`] itself
+/// (through `Deref`, or [`Conformance::into_report`]), and a value that can
+/// be `.await`ed for it, as the seed's async `run_conformance` is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conformance(ConformanceReport);
+
+impl Conformance {
+    /// The report, by value.
+    pub fn into_report(self) -> ConformanceReport {
+        self.0
+    }
+}
+
+impl std::ops::Deref for Conformance {
+    type Target = ConformanceReport;
+    fn deref(&self) -> &ConformanceReport {
+        &self.0
+    }
+}
+
+impl From<Conformance> for ConformanceReport {
+    fn from(c: Conformance) -> ConformanceReport {
+        c.0
+    }
+}
+
+impl fmt::Display for Conformance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::future::IntoFuture for Conformance {
+    type Output = ConformanceReport;
+    type IntoFuture = std::future::Ready<ConformanceReport>;
+    fn into_future(self) -> Self::IntoFuture {
+        std::future::ready(self.0)
+    }
 }
 
 /// [`run_conformance`] with more of `referee run`'s flags (`--run`, `--env`,
@@ -220,7 +266,7 @@ pub fn try_run_conformance_with(
             let command = std::iter::once(program).chain(args);
             run_suite("cgp", command, options)?
         }
-        ProviderTarget::Http(url) => {
+        ProviderTarget::Http { url } => {
             let mut o = options.clone();
             o.url = Some(url);
             run_suite("cgp", std::iter::empty::<&str>(), &o)?

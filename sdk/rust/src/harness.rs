@@ -132,7 +132,7 @@ pub fn cgp_main_with(target: ProviderTarget, options: &RunOptions) -> ExitCode {
         ProviderTarget::Stdio { program, args } => {
             conformance_main("cgp", std::iter::once(program).chain(args), options)
         }
-        ProviderTarget::Http(url) => {
+        ProviderTarget::Http { url } => {
             let mut o = options.clone();
             o.url = Some(url);
             conformance_main("cgp", std::iter::empty::<&str>(), &o)

@@ -43,7 +43,7 @@ pub use adapter::{
 pub use binary::{find_binary, find_in, platform, version_of};
 pub use cgp::{
     run_conformance, run_conformance_with, try_run_conformance, try_run_conformance_with,
-    CheckResult, ConformanceReport, ProviderTarget,
+    CheckResult, Conformance, ConformanceReport, ProviderTarget,
 };
 pub use error::Error;
 pub use report::{

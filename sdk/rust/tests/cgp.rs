@@ -237,7 +237,7 @@ fn an_http_provider_is_tested_without_the_stdio_checks() {
     let url = line.trim().rsplit(' ').next().unwrap().to_string();
     assert!(url.starts_with("http://127.0.0.1:"), "{line:?}");
 
-    let r = run_conformance(ProviderTarget::Http(url.clone()));
+    let r = run_conformance(ProviderTarget::Http { url: url.clone() });
     let skipped: Vec<_> = FRESH.iter().map(|c| (*c, CheckStatus::Skipped)).collect();
     assert_eq!(statuses(&r), expect(&skipped, CheckStatus::Pass), "{r}");
     assert!(r.passed(), "{r}");
@@ -251,7 +251,7 @@ fn an_http_provider_is_tested_without_the_stdio_checks() {
         strict: true,
         ..RunOptions::default()
     };
-    let r = run_conformance_with(ProviderTarget::Http(url), &strict);
+    let r = run_conformance_with(ProviderTarget::Http { url }, &strict);
     assert!(!r.passed() && !r.report.as_ref().unwrap().conformant, "{r}");
     drop(server);
 }
@@ -259,7 +259,7 @@ fn an_http_provider_is_tested_without_the_stdio_checks() {
 #[test]
 fn the_harness_prints_a_line_per_cgp_check() {
     let r = run_conformance(provider(Some("bad-score")));
-    let report = r.report.expect("a report");
+    let report = r.into_report().report.expect("a report");
     let mut out = Vec::new();
     let s = write_results(&report, &Args::default(), Duration::from_secs(1), &mut out).unwrap();
     let out = String::from_utf8(out).unwrap();
@@ -320,5 +320,32 @@ fn a_usage_error_is_an_error_with_referees_message() {
             assert!(e.to_string().contains("no-such-check"), "{e}")
         }
         other => panic!("{other:?}"),
+    }
+}
+
+/// The seed's own example, word for word but the import: an async function
+/// that awaits run_conformance, loops over report.checks and asserts
+/// passed(). It is driven here by polling once: referee has already run.
+#[test]
+fn the_seeds_async_example_compiles_and_runs_unchanged() {
+    use std::future::Future;
+    async fn run() -> Result<(), Box<dyn std::error::Error>> {
+        let report = run_conformance(ProviderTarget::Stdio {
+            program: referee(),
+            args: vec!["serve".into(), "cgp".into()],
+        })
+        .await;
+
+        for check in &report.checks {
+            println!("{}: {:?} — {}", check.name, check.status, check.evidence);
+        }
+        assert!(report.passed(), "not Context Graph Protocol conformant");
+        Ok(())
+    }
+    let mut fut = std::pin::pin!(run());
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match fut.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(r) => r.expect("the seed's example"),
+        std::task::Poll::Pending => panic!("run_conformance(..).await did not complete at once"),
     }
 }
