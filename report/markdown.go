@@ -74,9 +74,9 @@ func WriteMarkdown(w io.Writer, r *Report, o MarkdownOptions) error {
 	for _, c := range problems[:shown] {
 		tag := problemTag(c)
 		if c.Known != "" && !c.Stale {
-			tag += " (known " + c.Known + ")"
+			tag += " (known " + md(c.Known) + ")"
 		}
-		p.line("| %s | %s | %s | %s |", tag, md(c.ID), c.Level, md(c.Reason))
+		p.line("| %s | %s | %s | %s |", tag, md(c.ID), md(c.Level), md(c.Reason))
 	}
 	if rest := len(problems) - shown; rest > 0 {
 		p.line("")
@@ -121,7 +121,7 @@ func WriteMarkdownMatrix(w io.Writer, impls []NamedReport, o MarkdownOptions) er
 			}
 			_, tag := statusOf(c)
 			if c.Outcome != "" {
-				tag += " (" + c.Outcome + ")"
+				tag += " (" + md(c.Outcome) + ")"
 			}
 			cell[c.ID][i] = tag
 		}

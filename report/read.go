@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/refereehq/referee/canon"
@@ -13,8 +15,10 @@ import (
 
 // Read decodes a referee-report/2 document, as WriteJSON writes it, and
 // checks that it holds together: known members only, the format, each
-// check's status and level, IDs that appear once, counts that tally the
-// checks, and a verdict (conformant) that follows from them. A report is
+// check's status and level, a known outcome on a passing may check only, a
+// diff consistent with itself (check.Diff.Validate), IDs that appear once,
+// counts that tally the checks, and a verdict (conformant) that follows
+// from them. A report is
 // untrusted input: Read never trusts what it can recompute.
 func Read(data []byte) (*Report, error) {
 	// A member twice would be read as its last value by encoding/json,
@@ -87,6 +91,19 @@ func (r *Report) validate() error {
 		}
 		if c.DurationMS < 0 {
 			return fmt.Errorf("check %q: a negative duration", c.ID)
+		}
+		if c.Outcome != "" {
+			if !slices.Contains(check.Outcomes, c.Outcome) {
+				return fmt.Errorf("check %q: outcome %q: want one of %s", c.ID, c.Outcome, strings.Join(check.Outcomes, ", "))
+			}
+			if c.Status != string(check.Pass) || c.Level != string(check.May) {
+				return fmt.Errorf("check %q: an outcome on a %s %s check: only a passing may check records one", c.ID, c.Level, c.Status)
+			}
+		}
+		if e := c.Evidence; e != nil && e.Diff != nil {
+			if err := e.Diff.Validate(); err != nil {
+				return fmt.Errorf("check %q: %w", c.ID, err)
+			}
 		}
 		run.Results[i] = check.Result{ID: c.ID, Status: check.Status(c.Status), Level: check.Level(c.Level)}
 	}

@@ -249,7 +249,11 @@ func evidenceLines(c Check, text bool) []string {
 		return out
 	}
 	if e.Diff != nil {
-		out = append(out, e.Diff.Lines()...)
+		// A diff read back from a report is checked (Read); its lines are
+		// made safe all the same, as every other field is.
+		for _, l := range e.Diff.Lines() {
+			out = append(out, quote(l))
+		}
 	}
 	for _, n := range e.Notes {
 		if !text {
