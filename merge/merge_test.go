@@ -324,7 +324,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"a forged report", other(set("conformant", true)), "other.json: referee-report/2: conformant is true"},
 		// A report is untrusted: its diffs and outcomes are checked on read.
 		{"a diff below its window", other(withDiff(func(d map[string]any) { d["offset"], d["window_start"] = 0.0, 8.0 })), "window_start 8 for offset 0"},
-		{"a diff far past its values", other(withDiff(func(d map[string]any) { d["offset"], d["window_start"] = 1e8, 1e8 - 8 })), "outside both values"},
+		{"a diff far past its values", other(withDiff(func(d map[string]any) { d["offset"], d["window_start"] = 1e8, 1e8-8 })), "outside both values"},
 		{"a diff whose hex is not hex", other(withDiff(func(d map[string]any) { d["expected_hex"] = "\x1b[2K\rCONFORMANT" })), "expected_hex"},
 		{"an outcome not known", other(func(m map[string]any) {
 			for _, c := range m["checks"].([]any) {
