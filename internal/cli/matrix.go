@@ -76,6 +76,9 @@ func runMatrix(ctx context.Context, e *env, def *check.Definition, o *runOptions
 		return err
 	}
 	for _, im := range m.Impls {
+		if im.Result.Interrupted {
+			fmt.Fprintf(say, "%s %s\n", im.Name, check.InterruptedReason)
+		}
 		if im.Result.StartErr != nil {
 			// One line: the error may quote the implementation (a hello refusal).
 			fmt.Fprintf(say, "%s could not be started: %s\n", im.Name, termsafe.Line(im.Result.StartErr.Error()))
