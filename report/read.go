@@ -68,6 +68,13 @@ func (r *Report) validate() error {
 	if r.Checks == nil || (len(r.Checks) == 0 && r.Shard == nil) {
 		return errors.New("no checks (only a shard may hold none)")
 	}
+	var selects func(id string) bool
+	if sel := r.Selection; sel != nil {
+		var err error
+		if selects, err = sel.validate(len(r.Checks), r.Shard != nil); err != nil {
+			return err
+		}
+	}
 	seen := make(map[string]bool, len(r.Checks))
 	run := &check.Run{Complete: r.Complete, Results: make([]check.Result, len(r.Checks))}
 	for i, c := range r.Checks {
@@ -78,6 +85,9 @@ func (r *Report) validate() error {
 			return fmt.Errorf("check %q appears twice", c.ID)
 		}
 		seen[c.ID] = true
+		if selects != nil && !selects(c.ID) {
+			return fmt.Errorf("check %q: the selection (%s) does not select it", c.ID, r.Selection)
+		}
 		switch check.Status(c.Status) {
 		case check.Pass, check.Fail, check.NotChecked, check.Error:
 		default:
@@ -114,6 +124,30 @@ func (r *Report) validate() error {
 		return fmt.Errorf("conformant is %v, but the checks and counts make it %v", r.Conformant, want)
 	}
 	return nil
+}
+
+// validate checks a recorded selection against itself and the report's n
+// checks (all of them in a whole run's report, some in a shard's), and
+// returns the test its patterns make of an ID.
+func (s *Selection) validate(n int, shard bool) (func(id string) bool, error) {
+	if s.Run == nil || s.Skip == nil {
+		return nil, errors.New("selection: want run and skip, each a list of patterns")
+	}
+	selects, err := check.Selector(s.Run, s.Skip)
+	if err != nil {
+		return nil, fmt.Errorf("selection: %w", err)
+	}
+	switch {
+	case s.Checks < 1 || s.Checks > s.SuiteChecks:
+		return nil, fmt.Errorf("selection: %d of %d checks: want 1 ≤ checks ≤ suite_checks", s.Checks, s.SuiteChecks)
+	case len(s.Run) == 0 && len(s.Skip) == 0 && s.Checks != s.SuiteChecks:
+		return nil, fmt.Errorf("selection: no pattern, yet %d of %d checks", s.Checks, s.SuiteChecks)
+	case !shard && n != s.Checks:
+		return nil, fmt.Errorf("selection: %d checks selected, but the report holds %d", s.Checks, n)
+	case shard && n > s.Checks:
+		return nil, fmt.Errorf("selection: %d checks selected, but the shard holds %d", s.Checks, n)
+	}
+	return selects, nil
 }
 
 // conformant is the verdict New gives: a complete run with no failure, no

@@ -63,6 +63,7 @@ type Plan struct {
 	Spec   check.Spec    // the implementation under test
 	opts   Options
 
+	selection      *report.Selection // what --run and --skip selected, before sharding
 	failing, flaky []check.BaselineEntry
 }
 
@@ -81,10 +82,14 @@ func Prepare(def *check.Definition, spec check.Spec, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, &check.UsageError{Err: err}
 	}
+	sel := &report.Selection{
+		Run: append([]string{}, o.Run...), Skip: append([]string{}, o.Skip...),
+		Checks: len(checks), SuiteChecks: len(loaded.Suite.Checks),
+	}
 	if checks, err = shardChecks(o.Shard, checks); err != nil {
 		return nil, err
 	}
-	p := &Plan{Def: def, Loaded: loaded, Checks: checks, Spec: spec, opts: o}
+	p := &Plan{Def: def, Loaded: loaded, Checks: checks, Spec: spec, opts: o, selection: sel}
 	if p.failing, err = readBaseline(o.KnownFailing, o.MaxFileSize, loaded.Suite.Checks); err != nil {
 		return nil, err
 	}
@@ -239,6 +244,8 @@ func (p *Plan) Execute(ctx context.Context) *Result {
 		res.Report = report.WithBaseline(p.opts.Tool, s, impl, res.Run, p.opts.Strict, stale)
 	}
 	res.Report.Shard = p.shard()
+	sel := *p.selection
+	res.Report.Selection = &sel
 	return res
 }
 
