@@ -91,7 +91,9 @@ func TestMergeSelection(t *testing.T) {
 	if res.Report.Complete || res.ExitCode() != report.ExitIncomplete {
 		t.Errorf("474 of 566 checks, no selection recorded: complete %v, exit %d; want incomplete, 3", res.Report.Complete, res.ExitCode())
 	}
-	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "92 of the suite's 566 checks are in no report (jcs/keys/") }) {
+	if !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "92 of the suite's 566 checks are in no report (jcs/keys/")
+	}) {
 		t.Errorf("notes %q: none says which 92 checks are missing", res.Notes)
 	}
 	// Without the suite, the merge cannot tell, and says so.
