@@ -49,3 +49,9 @@ const (
 	ChoseOutput = "output"   // it produced the correct output
 	ChoseReject = "rejected" // it rejected the input
 )
+
+// Outcomes are every outcome a may check records: ChoseOutput, ChoseReject,
+// and the two a grant may take under the cdc suite's allow.tool_args rule
+// ("omitted": dropped from the grant, "kept": granted as declared). A
+// report recording any other is refused when read.
+var Outcomes = []string{ChoseOutput, ChoseReject, "omitted", "kept"}

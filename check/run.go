@@ -265,7 +265,7 @@ func runOne(ctx context.Context, target Target, client *adapter.Client, c *Check
 		return notRun(res, Clip(why.Error()))
 	}
 	if ctx.Err() != nil {
-		return notRun(res, "run interrupted")
+		return notRun(res, interrupted)
 	}
 	s := &Session{target: target, client: client}
 	start := time.Now()
@@ -280,7 +280,7 @@ func runOne(ctx context.Context, target Target, client *adapter.Client, c *Check
 	}
 	if ctx.Err() != nil && o.Status != Pass {
 		// The verdict is the interruption's, not the implementation's.
-		return notRun(res, "run interrupted ("+o.Reason+")")
+		return notRun(res, interrupted+" ("+o.Reason+")")
 	}
 	res.Status, res.Reason, res.Expected, res.Actual = o.Status, o.Reason, o.Expected, o.Actual
 	if o.Status == Fail && o.Level != "" {
@@ -346,6 +346,24 @@ const notStarted = "the implementation could not be started: "
 func (r Result) NotRun() bool {
 	return r.notRun || (r.Status == Error && strings.HasPrefix(r.Reason, NotRunPrefix))
 }
+
+// Interrupted is the run of an implementation the run was interrupted
+// before it started: every check is an error, "not run: run interrupted",
+// and the run is incomplete.
+func Interrupted(checks []Check) *Run {
+	results := make([]Result, len(checks))
+	for i, c := range checks {
+		results[i] = notRun(Result{ID: c.ID, Level: c.LevelOf()}, interrupted)
+	}
+	return &Run{Results: results, Started: time.Now()}
+}
+
+// interrupted is why a check of an interrupted run got no verdict.
+const interrupted = "run interrupted"
+
+// InterruptedReason is the reason of every check of a run interrupted
+// before its implementation started (Interrupted).
+const InterruptedReason = NotRunPrefix + interrupted
 
 // Unstarted is the run of an implementation that could not be started:
 // every check is an error with err as its cause and ev as its evidence, and

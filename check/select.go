@@ -170,6 +170,22 @@ func Select(checks []Check, run, skip []string) ([]Check, error) {
 	return out, nil
 }
 
+// Selector returns what Select keeps of run and skip patterns, as a test
+// of one ID: the IDs any run pattern matches (all when run is empty) and
+// no skip pattern does. It checks the patterns' syntax, not that each
+// matches some check.
+func Selector(run, skip []string) (func(id string) bool, error) {
+	runP, err := parsePatterns(run)
+	if err != nil {
+		return nil, err
+	}
+	skipP, err := parsePatterns(skip)
+	if err != nil {
+		return nil, err
+	}
+	return func(id string) bool { return (len(runP) == 0 || matchesAny(runP, id)) && !matchesAny(skipP, id) }, nil
+}
+
 func parsePatterns(ss []string) ([]Pattern, error) {
 	ps := make([]Pattern, 0, len(ss))
 	for _, s := range ss {

@@ -85,6 +85,23 @@ func TestSelect(t *testing.T) {
 		if err != nil || !slices.Equal(ids(got), tt.want) {
 			t.Errorf("Select(run %q, skip %q) = %v, %v; want %v", tt.run, tt.skip, ids(got), err, tt.want)
 		}
+		// Selector keeps the same IDs, one at a time.
+		keep, err := Selector(tt.run, tt.skip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, c := range checks {
+			if keep(c.ID) {
+				kept = append(kept, c.ID)
+			}
+		}
+		if !slices.Equal(kept, tt.want) {
+			t.Errorf("Selector(run %q, skip %q) keeps %v, want %v", tt.run, tt.skip, kept, tt.want)
+		}
+	}
+	if _, err := Selector([]string{"s/["}, nil); err == nil {
+		t.Error("Selector took a pattern that does not parse")
 	}
 }
 

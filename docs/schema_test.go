@@ -1072,6 +1072,10 @@ func TestReportSchemaRejectsMalformed(t *testing.T) {
 		{"diff without offset", broken.stdout, func(r map[string]any) {
 			delete(firstFail(r)["evidence"].(map[string]any)["diff"].(map[string]any), "offset")
 		}},
+		{"an outcome not known", honest.stdout, func(r map[string]any) {
+			c := r["checks"].([]any)[0].(map[string]any)
+			c["level"], c["outcome"] = "may", "maybe"
+		}},
 		{"exchange without request", broken.stdout, func(r map[string]any) {
 			delete(firstFail(r)["evidence"].(map[string]any)["exchanges"].([]any)[0].(map[string]any), "request")
 		}},

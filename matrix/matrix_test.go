@@ -352,3 +352,59 @@ func TestParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestInterrupted: implementations that had not started when the run was
+// interrupted (SIGINT cancels the context) are "not run: run interrupted",
+// not implementations that "could not be started: context canceled"; the
+// one that ran is reported as it ran.
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var ran string // the implementation that ran: the interruption comes as it finishes
+	o := matrix.Options{
+		Run:      run.Options{Tool: tool, Run: []string{"jcs/keys/**"}},
+		Parallel: 1,
+		Finished: func(name string, _ *run.Result) {
+			if ran == "" { // one at a time (Parallel 1): no lock needed
+				ran = name
+				cancel()
+			}
+		},
+	}
+	impls := []matrix.Impl{builtIn("built-in", ""), child(t, "stdio", "honest"), child(t, "other", "honest")}
+	m, err := matrix.Run(ctx, &jcs.Definition, impls, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.ExitCode(); got != report.ExitIncomplete {
+		t.Errorf("exit code %d, want %d", got, report.ExitIncomplete)
+	}
+	for _, e := range m.Impls {
+		r := e.Result
+		if e.Name == ran {
+			if r.Interrupted || !r.Report.Complete {
+				t.Errorf("%s: interrupted %v, complete %v; it ran before the interruption", e.Name, r.Interrupted, r.Report.Complete)
+			}
+			continue
+		}
+		if r.StartErr != nil || !r.Interrupted || r.Report.Complete {
+			t.Errorf("%s: start error %v, interrupted %v, complete %v; want nil, true, false", e.Name, r.StartErr, r.Interrupted, r.Report.Complete)
+		}
+		if r.Report.Len() == 0 {
+			t.Errorf("%s: no check in the report", e.Name)
+		}
+		for _, c := range r.Report.All() {
+			if c.Status != "error" || c.Reason != "not run: run interrupted" {
+				t.Errorf("%s: %s is %s %q, want error \"not run: run interrupted\"", e.Name, c.ID, c.Status, c.Reason)
+				break
+			}
+		}
+	}
+	var text bytes.Buffer
+	if err := matrix.WriteText(&text, m, matrix.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "could not be started") || strings.Count(text.String(), "not run: run interrupted") != 2 {
+		t.Errorf("the text does not say two implementations were not run:\n%s", text.String())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/report"
 )
@@ -146,8 +147,11 @@ func WriteText(w io.Writer, m *Matrix, o TextOptions) error {
 		}
 		n := r.Counts
 		p.line("%s  %s%s: %d passed, %d failed, %d warnings, %d not checked, %d errors", pad(e.Name, nameWidth), verdict, who, n.Pass, n.Fail, n.Warn, n.NotChecked, n.Error)
-		if e.Result != nil && e.Result.StartErr != nil {
+		switch {
+		case e.Result != nil && e.Result.StartErr != nil:
 			p.line("%s  could not be started: %s", pad("", nameWidth), termsafe.Line(e.Result.StartErr.Error()))
+		case e.Result != nil && e.Result.Interrupted:
+			p.line("%s  %s", pad("", nameWidth), check.InterruptedReason)
 		}
 	}
 	return p.err

@@ -1,9 +1,10 @@
 // Package merge joins the reports of one suite run in parts (the shards of
-// `referee run --shard I/N`, or selections that do not overlap) into one
-// report, and referee-matrix/1 documents likewise. It refuses what was not
-// one run of one suite against one implementation, and a check reported
-// twice; a missing shard or a part that did not finish makes the merged
-// report incomplete. Baselines are applied to the merged run.
+// `referee run --shard I/N`) into one report, and referee-matrix/1
+// documents likewise. It refuses what was not one run of one suite against
+// one implementation with one --run/--skip selection, and a check reported
+// twice; a missing shard, a selected check in no part, or a part that did
+// not finish makes the merged report incomplete. Baselines are applied to
+// the merged run.
 package merge
 
 import (
@@ -179,6 +180,7 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 			notes = append(notes, fmt.Sprintf("%s did not finish (its report is incomplete), so neither does the merge", p.name))
 		}
 	}
+	shardMissing := false
 	if sh := first.r.Shard; sh != nil {
 		var missing []string
 		for i := 1; i <= sh.Count; i++ {
@@ -187,7 +189,7 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 			}
 		}
 		if len(missing) > 0 {
-			complete = false
+			complete, shardMissing = false, true
 			notes = append(notes, fmt.Sprintf("no report of shard %s: the merge is incomplete", strings.Join(missing, ", ")))
 		}
 	}
@@ -227,14 +229,32 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 			}
 		}
 	}
+	// Every check the parts' selection selects must be in some part.
+	missing, note, err := missingChecks(first, suiteIDs, where)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if note != "" && !(shardMissing && missing > 0) { // a missing shard's note says it already
+		notes = append(notes, note)
+	}
+	if missing > 0 {
+		complete = false
+	}
+	if sel := first.r.Selection; sel != nil && sel.Checks < sel.SuiteChecks && !shardMissing && missing == 0 {
+		notes = append(notes, fmt.Sprintf("the reports ran a selection of the suite, %s: the merged verdict is the selection's, not the whole suite's", sel))
+	}
+	merged.Complete = complete
 	order(merged.Results, pos)
 
 	tool, suite, impl, strict := first.r.Tool, first.r.Suite, identity(parts), first.r.Strict
+	sel := first.r.Selection // every part's (agree)
 	if !withBaseline || (o.KnownFailing == "" && o.KnownFlaky == "") {
 		if withBaseline && slices.ContainsFunc(parts, func(p part) bool { return p.r.Baseline != nil }) {
 			notes = append(notes, "the parts were judged against a baseline; the merge is not: give it --known-failing or --known-flaky to judge the merged report")
 		}
-		return report.New(tool, suite, impl, merged, strict), merged, notes, nil
+		rep := report.New(tool, suite, impl, merged, strict)
+		rep.Selection = sel
+		return rep, merged, notes, nil
 	}
 	known, of := suiteIDs, "the suite "+suite.Name
 	if known == nil {
@@ -252,12 +272,70 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 		return nil, nil, nil, err
 	}
 	stale := check.ApplyBaseline(merged, failing, flaky)
-	return report.WithBaseline(tool, suite, impl, merged, strict, stale), merged, notes, nil
+	rep := report.WithBaseline(tool, suite, impl, merged, strict, stale)
+	rep.Selection = sel
+	return rep, merged, notes, nil
+}
+
+// missingChecks counts the checks the parts' selection selects (first's:
+// every part's, agree made sure) that no part holds (where: the checks the
+// parts hold), and says which. It compares against the suite when suiteIDs
+// are known, the recorded selection applied to them (or the whole suite,
+// for reports that record none); against the recorded selection's count
+// otherwise. Reports that record no selection, of a suite referee cannot
+// load, cannot be checked: the note says so. A recorded selection the
+// suite contradicts is a usage error naming the report.
+func missingChecks(first part, suiteIDs []string, where map[string]string) (missing int, note string, err error) {
+	sel := first.r.Selection
+	switch {
+	case suiteIDs != nil:
+		selected := suiteIDs
+		if sel != nil {
+			selects, err := check.Selector(sel.Run, sel.Skip)
+			if err != nil {
+				return 0, "", check.Usagef("merge: %s: selection: %v", first.name, err) // report.Read checked it
+			}
+			selected = slices.DeleteFunc(slices.Clone(suiteIDs), func(id string) bool { return !selects(id) })
+			if len(selected) != sel.Checks || len(suiteIDs) != sel.SuiteChecks {
+				return 0, "", check.Usagef("merge: %s records a selection of %d of %d checks, but in suite %s (corpus %s) its patterns select %d of %d",
+					first.name, sel.Checks, sel.SuiteChecks, first.r.Suite.Name, first.r.Suite.CorpusDigest, len(selected), len(suiteIDs))
+			}
+		}
+		var absent []string
+		for _, id := range selected {
+			if _, ok := where[id]; !ok {
+				absent = append(absent, id)
+			}
+		}
+		if len(absent) == 0 {
+			return 0, "", nil
+		}
+		const shown = 3
+		more := ""
+		if len(absent) > shown {
+			more = fmt.Sprintf(" and %d more", len(absent)-shown)
+		}
+		of := fmt.Sprintf("the suite's %d checks", len(selected))
+		if sel != nil {
+			of = fmt.Sprintf("the %d selected checks", len(selected))
+		}
+		return len(absent), fmt.Sprintf("%d of %s are in no report (%s%s): the merge is incomplete",
+			len(absent), of, strings.Join(absent[:min(shown, len(absent))], ", "), more), nil
+	case sel != nil:
+		if len(where) > sel.Checks {
+			return 0, "", check.Usagef("merge: the reports hold %d checks, but their selection (%s) selects %d", len(where), sel, sel.Checks)
+		}
+		if n := sel.Checks - len(where); n > 0 {
+			return n, fmt.Sprintf("%d of the %d selected checks are in no report: the merge is incomplete", n, sel.Checks), nil
+		}
+		return 0, "", nil
+	}
+	return 0, fmt.Sprintf("the reports record no --run/--skip selection (an older referee wrote them) and referee cannot load suite %s with corpus %s: whether checks are missing cannot be told", first.r.Suite.Name, first.r.Suite.CorpusDigest), nil
 }
 
 // agree refuses two reports that are not parts of one run: another tool,
-// suite, suite version, corpus, strictness or implementation, or shards of
-// another split. What the reports say is quoted (%q): a report is untrusted
+// suite, suite version, corpus, strictness or implementation, shards of
+// another split, or another --run/--skip selection. What the reports say is quoted (%q): a report is untrusted
 // text, and the error goes to a terminal.
 func agree(a, b part) error {
 	differ := func(what string, x, y any) error {
@@ -288,6 +366,8 @@ func agree(a, b part) error {
 		return differ("sharding", shardName(ra.Shard), shardName(rb.Shard))
 	case ra.Shard != nil && ra.Shard.Count != rb.Shard.Count:
 		return differ("shard count", shardName(ra.Shard), shardName(rb.Shard))
+	case !ra.Selection.Equal(rb.Selection):
+		return differ("selection (--run, --skip)", q(ra.Selection.String()), q(rb.Selection.String()))
 	}
 	return nil
 }

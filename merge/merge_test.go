@@ -266,6 +266,19 @@ func mutate(t testing.TB, data []byte, f func(m map[string]any)) []byte {
 	return out
 }
 
+// withDiff changes the first diff of a report's checks.
+func withDiff(f func(d map[string]any)) func(m map[string]any) {
+	return func(m map[string]any) {
+		for _, c := range m["checks"].([]any) {
+			if ev, ok := c.(map[string]any)["evidence"].(map[string]any); ok && ev["diff"] != nil {
+				f(ev["diff"].(map[string]any))
+				return
+			}
+		}
+		panic("no diff in the report")
+	}
+}
+
 // TestMergeRefuses: parts of different runs, and a check twice, are usage
 // errors naming the files.
 func TestMergeRefuses(t *testing.T) {
@@ -309,6 +322,18 @@ func TestMergeRefuses(t *testing.T) {
 		{"not a report", []merge.Input{{Name: "x.json", Data: []byte(`{"name":"x"}`)}}, "x.json: no format member"},
 		{"not JSON", []merge.Input{{Name: "x.json", Data: []byte(`<html>`)}}, "x.json: not one JSON object"},
 		{"a forged report", other(set("conformant", true)), "other.json: referee-report/2: conformant is true"},
+		// A report is untrusted: its diffs and outcomes are checked on read.
+		{"a diff below its window", other(withDiff(func(d map[string]any) { d["offset"], d["window_start"] = 0.0, 8.0 })), "window_start 8 for offset 0"},
+		{"a diff far past its values", other(withDiff(func(d map[string]any) { d["offset"], d["window_start"] = 1e8, 1e8-8 })), "outside both values"},
+		{"a diff whose hex is not hex", other(withDiff(func(d map[string]any) { d["expected_hex"] = "\x1b[2K\rCONFORMANT" })), "expected_hex"},
+		{"an outcome not known", other(func(m map[string]any) {
+			for _, c := range m["checks"].([]any) {
+				if c := c.(map[string]any); c["status"] == "pass" {
+					c["level"], c["outcome"] = "may", "\u202e"
+					return
+				}
+			}
+		}), `outcome "\u202e"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -74,9 +74,9 @@ func WriteMarkdown(w io.Writer, r *Report, o MarkdownOptions) error {
 	for _, c := range problems[:shown] {
 		tag := problemTag(c)
 		if c.Known != "" && !c.Stale {
-			tag += " (known " + c.Known + ")"
+			tag += " (known " + md(c.Known) + ")"
 		}
-		p.line("| %s | %s | %s | %s |", tag, md(c.ID), c.Level, md(c.Reason))
+		p.line("| %s | %s | %s | %s |", tag, md(c.ID), md(c.Level), md(c.Reason))
 	}
 	if rest := len(problems) - shown; rest > 0 {
 		p.line("")
@@ -121,7 +121,7 @@ func WriteMarkdownMatrix(w io.Writer, impls []NamedReport, o MarkdownOptions) er
 			}
 			_, tag := statusOf(c)
 			if c.Outcome != "" {
-				tag += " (" + c.Outcome + ")"
+				tag += " (" + md(c.Outcome) + ")"
 			}
 			cell[c.ID][i] = tag
 		}
@@ -210,20 +210,44 @@ func problemTag(c Check) string {
 }
 
 // md renders text for a Markdown table cell: on one line (control
-// characters shown as ‹U+XXXX›), at most mdMaxValue bytes, and with every
+// characters shown as ‹U+XXXX›), at most mdMaxValue bytes, with every
 // character Markdown, GitHub's extensions or HTML give a meaning to
-// backslash-escaped (CommonMark lets any ASCII punctuation be escaped).
+// backslash-escaped (CommonMark lets any ASCII punctuation be escaped), and
+// every place GitHub's autolink extension would start a link broken by an
+// empty HTML comment (noLink), which renders as nothing.
+//
+// Escapes alone do not stop the extension: cmark-gfm joins adjacent text
+// before it looks for e-mail addresses, so `admin\@evil.example` is still a
+// link; an inline node between the parts is not text, and ends the match.
+// The breaks: after every "@" (e-mail, mailto: and xmpp: links), between
+// "www" and "." in any case (www. links), and between ":" and "/" (scheme://
+// links).
 func md(s string) string {
 	s = termsafe.Line(s)
 	if len(s) > mdMaxValue {
 		s = cutAt(s, mdMaxValue) + "…"
 	}
 	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_{}[]()<>#+!|~&@:", r) {
+	for i := 0; i < len(s); i++ {
+		c := s[i] // the characters md treats are ASCII; other bytes are copied
+		if c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www") {
+			b.WriteString(noLink)
+		}
+		if strings.IndexByte(mdSpecial, c) >= 0 {
 			b.WriteByte('\\')
 		}
-		b.WriteRune(r)
+		b.WriteByte(c)
+		if c == '@' || c == ':' && i+1 < len(s) && s[i+1] == '/' {
+			b.WriteString(noLink)
+		}
 	}
 	return b.String()
 }
+
+// mdSpecial are the characters md backslash-escapes.
+const mdSpecial = "\\`*_{}[]()<>#+!|~&@:"
+
+// noLink is what md puts where an autolink could start: an empty HTML
+// comment, an inline node that renders as nothing (GitHub strips it) and
+// that no autolink spans.
+const noLink = "<!-- -->"

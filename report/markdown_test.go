@@ -53,7 +53,9 @@ func TestMarkdownEscapes(t *testing.T) {
 	out := b.String()
 	// Each character that could start markup (HTML, a link, an image, code,
 	// emphasis, a mention) is escaped. (The summary's own markup is
-	// headings, tables and a parenthesis, none of these.)
+	// headings, tables, a parenthesis and the empty comments that break
+	// autolinks, none of these once those are left out.)
+	out = strings.ReplaceAll(out, noLink, "")
 	if m := regexp.MustCompile("(^|[^\\\\])[<>\\[\\]`*_!@~&]").FindString(out); m != "" {
 		t.Errorf("the summary holds %q unescaped:\n%s", m, out)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/refereehq/referee/canon"
@@ -13,8 +15,10 @@ import (
 
 // Read decodes a referee-report/2 document, as WriteJSON writes it, and
 // checks that it holds together: known members only, the format, each
-// check's status and level, IDs that appear once, counts that tally the
-// checks, and a verdict (conformant) that follows from them. A report is
+// check's status and level, a known outcome on a passing may check only, a
+// diff consistent with itself (check.Diff.Validate), IDs that appear once,
+// counts that tally the checks, and a verdict (conformant) that follows
+// from them. A report is
 // untrusted input: Read never trusts what it can recompute.
 func Read(data []byte) (*Report, error) {
 	// A member twice would be read as its last value by encoding/json,
@@ -64,6 +68,13 @@ func (r *Report) validate() error {
 	if r.Checks == nil || (len(r.Checks) == 0 && r.Shard == nil) {
 		return errors.New("no checks (only a shard may hold none)")
 	}
+	var selects func(id string) bool
+	if sel := r.Selection; sel != nil {
+		var err error
+		if selects, err = sel.validate(len(r.Checks), r.Shard != nil); err != nil {
+			return err
+		}
+	}
 	seen := make(map[string]bool, len(r.Checks))
 	run := &check.Run{Complete: r.Complete, Results: make([]check.Result, len(r.Checks))}
 	for i, c := range r.Checks {
@@ -74,6 +85,9 @@ func (r *Report) validate() error {
 			return fmt.Errorf("check %q appears twice", c.ID)
 		}
 		seen[c.ID] = true
+		if selects != nil && !selects(c.ID) {
+			return fmt.Errorf("check %q: the selection (%s) does not select it", c.ID, r.Selection)
+		}
 		switch check.Status(c.Status) {
 		case check.Pass, check.Fail, check.NotChecked, check.Error:
 		default:
@@ -88,6 +102,19 @@ func (r *Report) validate() error {
 		if c.DurationMS < 0 {
 			return fmt.Errorf("check %q: a negative duration", c.ID)
 		}
+		if c.Outcome != "" {
+			if !slices.Contains(check.Outcomes, c.Outcome) {
+				return fmt.Errorf("check %q: outcome %q: want one of %s", c.ID, c.Outcome, strings.Join(check.Outcomes, ", "))
+			}
+			if c.Status != string(check.Pass) || c.Level != string(check.May) {
+				return fmt.Errorf("check %q: an outcome on a %s %s check: only a passing may check records one", c.ID, c.Level, c.Status)
+			}
+		}
+		if e := c.Evidence; e != nil && e.Diff != nil {
+			if err := e.Diff.Validate(); err != nil {
+				return fmt.Errorf("check %q: %w", c.ID, err)
+			}
+		}
 		run.Results[i] = check.Result{ID: c.ID, Status: check.Status(c.Status), Level: check.Level(c.Level)}
 	}
 	if got := run.Counts(); got != r.Counts {
@@ -97,6 +124,30 @@ func (r *Report) validate() error {
 		return fmt.Errorf("conformant is %v, but the checks and counts make it %v", r.Conformant, want)
 	}
 	return nil
+}
+
+// validate checks a recorded selection against itself and the report's n
+// checks (all of them in a whole run's report, some in a shard's), and
+// returns the test its patterns make of an ID.
+func (s *Selection) validate(n int, shard bool) (func(id string) bool, error) {
+	if s.Run == nil || s.Skip == nil {
+		return nil, errors.New("selection: want run and skip, each a list of patterns")
+	}
+	selects, err := check.Selector(s.Run, s.Skip)
+	if err != nil {
+		return nil, fmt.Errorf("selection: %w", err)
+	}
+	switch {
+	case s.Checks < 1 || s.Checks > s.SuiteChecks:
+		return nil, fmt.Errorf("selection: %d of %d checks: want 1 ≤ checks ≤ suite_checks", s.Checks, s.SuiteChecks)
+	case len(s.Run) == 0 && len(s.Skip) == 0 && s.Checks != s.SuiteChecks:
+		return nil, fmt.Errorf("selection: no pattern, yet %d of %d checks", s.Checks, s.SuiteChecks)
+	case !shard && n != s.Checks:
+		return nil, fmt.Errorf("selection: %d checks selected, but the report holds %d", s.Checks, n)
+	case shard && n > s.Checks:
+		return nil, fmt.Errorf("selection: %d checks selected, but the shard holds %d", s.Checks, n)
+	}
+	return selects, nil
 }
 
 // conformant is the verdict New gives: a complete run with no failure, no

@@ -131,6 +131,23 @@ func TestReadRefuses(t *testing.T) {
 		{name: "counts off", mutate: func(m map[string]any) { m["counts"].(map[string]any)["pass"] = 7.0 }, want: "tally"},
 		{name: "forged verdict", mutate: func(m map[string]any) { m["conformant"] = true }, want: "conformant is true"},
 		{name: "a count as a string", mutate: func(m map[string]any) { m["counts"].(map[string]any)["pass"] = "2" }, want: "cannot unmarshal"},
+		// A diff's numbers size the text report's caret line; its hex
+		// fields are printed as they stand.
+		{name: "diff offset below its window", mutate: func(m map[string]any) { diff1(m)["offset"] = 0.0; diff1(m)["window_start"] = 8.0 }, want: "window_start 8 for offset 0"},
+		{name: "diff offset far past the values", mutate: func(m map[string]any) { diff1(m)["offset"] = 100e6; diff1(m)["window_start"] = 100e6 - 8 }, want: "outside both values"},
+		{name: "diff window moved", mutate: func(m map[string]any) { diff1(m)["window_start"] = 1.0 }, want: "window_start 1"},
+		{name: "diff hex with escapes", mutate: func(m map[string]any) {
+			diff1(m)["expected_hex"] = "\x1b[2K\rCONFORMANT" + strings.Repeat("0", 21)
+		}, want: "expected_hex is not hex"},
+		{name: "diff hex uppercase", mutate: func(m map[string]any) {
+			diff1(m)["actual_hex"] = strings.ToUpper(diff1(m)["actual_hex"].(string))
+		}, want: "actual_hex is not lowercase hex"},
+		{name: "diff hex of another window", mutate: func(m map[string]any) { diff1(m)["actual_hex"] = "7b22" }, want: "actual_hex holds 4 hex digits"},
+		{name: "diff lengths negative", mutate: func(m map[string]any) { diff1(m)["expected_len"] = -1.0 }, want: "negative length"},
+		{name: "diff of equal windows", mutate: func(m map[string]any) { diff1(m)["actual_hex"] = diff1(m)["expected_hex"] }, want: "do not differ at offset 2"},
+		{name: "outcome not known", mutate: func(m map[string]any) { setOutcome(m, strings.Repeat("\u202e", 250)) }, want: "outcome"},
+		{name: "outcome maybe", mutate: func(m map[string]any) { setOutcome(m, "maybe") }, want: `outcome "maybe": want one of output, rejected`},
+		{name: "outcome on a must check", mutate: func(m map[string]any) { check0(m)["outcome"] = "output" }, want: "only a passing may check records one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,6 +172,17 @@ func TestReadRefuses(t *testing.T) {
 }
 
 func check0(m map[string]any) map[string]any { return m["checks"].([]any)[0].(map[string]any) }
+
+// diff1 is the sample report's one diff, on its second check.
+func diff1(m map[string]any) map[string]any {
+	return m["checks"].([]any)[1].(map[string]any)["evidence"].(map[string]any)["diff"].(map[string]any)
+}
+
+// setOutcome makes the sample report's first check (a pass) a passing may
+// check with the outcome o.
+func setOutcome(m map[string]any, o string) {
+	check0(m)["level"], check0(m)["outcome"] = "may", o
+}
 
 // FuzzRead: Read never panics, and what it accepts it writes back in a form
 // it reads again to the same bytes.

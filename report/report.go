@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/refereehq/referee/check"
@@ -37,9 +40,13 @@ type Report struct {
 	Restarts       int            `json:"restarts"`
 	CleanRestarts  int            `json:"clean_restarts,omitempty"`
 	Shard          *Shard         `json:"shard,omitempty"` // a sharded run: the part of the selection it ran
-	Counts         check.Counts   `json:"counts"`
-	Baseline       *Baseline      `json:"baseline,omitempty"`
-	Checks         []Check        `json:"checks"`
+	// Selection is what the run's --run and --skip patterns selected; nil
+	// in a report of a referee that did not record it, and in a report
+	// made by anything but the run pipeline (package run).
+	Selection *Selection   `json:"selection,omitempty"`
+	Counts    check.Counts `json:"counts"`
+	Baseline  *Baseline    `json:"baseline,omitempty"`
+	Checks    []Check      `json:"checks"`
 
 	// lean, for the report of a compact run, is the run: its results are
 	// the report's checks, made one at a time as they are written or read,
@@ -52,6 +59,55 @@ type Report struct {
 type Shard struct {
 	Index int `json:"index"` // 1 to Count
 	Count int `json:"count"`
+}
+
+// Selection records what a run's --run and --skip patterns selected of
+// its suite (check.Select), before any sharding: what a merge of its
+// shards must hold to be complete.
+type Selection struct {
+	Run         []string `json:"run"`          // the --run patterns, as given; none selects every check
+	Skip        []string `json:"skip"`         // the --skip patterns, as given
+	Checks      int      `json:"checks"`       // how many of the suite's checks they select
+	SuiteChecks int      `json:"suite_checks"` // how many checks the suite has
+}
+
+// Equal reports whether s and o record the same selection (both nil, or
+// the same patterns in the same order and the same counts).
+func (s *Selection) Equal(o *Selection) bool {
+	if s == nil || o == nil {
+		return s == o
+	}
+	return slices.Equal(s.Run, o.Run) && slices.Equal(s.Skip, o.Skip) && s.Checks == o.Checks && s.SuiteChecks == o.SuiteChecks
+}
+
+// String is the selection as the flags that made it, and what it selected:
+// "--skip 'jcs/grammar/**' (447 of 566 checks)".
+func (s *Selection) String() string {
+	if s == nil {
+		return "no selection recorded"
+	}
+	var words []string
+	for _, p := range s.Run {
+		words = append(words, "--run "+quoteWord(p))
+	}
+	for _, p := range s.Skip {
+		words = append(words, "--skip "+quoteWord(p))
+	}
+	if len(words) == 0 {
+		words = append(words, "every check")
+	}
+	return fmt.Sprintf("%s (%d of %d checks)", strings.Join(words, " "), s.Checks, s.SuiteChecks)
+}
+
+// quoteWord quotes a pattern as a shell word when it holds more than
+// letters, digits and / . _ -: a wildcard, a space, a quote.
+func quoteWord(p string) string {
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-", r)) {
+			return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+		}
+	}
+	return p
 }
 
 // Baseline sums up a run made with the implementation's known failures.

@@ -137,7 +137,8 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 }
 
 // unstarted returns, for a report whose every check ended because the
-// implementation could not be started, what stopped it and the first check.
+// implementation could not be started, or because the run was interrupted
+// before it started, what stopped it and the first check.
 func unstarted(r *Report) (cause string, first Check, ok bool) {
 	if r.Complete || r.Len() == 0 {
 		return "", Check{}, false
@@ -145,7 +146,7 @@ func unstarted(r *Report) (cause string, first Check, ok bool) {
 	for i, c := range r.All() {
 		if i == 0 {
 			first = c
-			if !strings.HasPrefix(first.Reason, check.NotStartedPrefix) {
+			if !strings.HasPrefix(first.Reason, check.NotStartedPrefix) && first.Reason != check.InterruptedReason {
 				return "", Check{}, false
 			}
 		}
@@ -253,7 +254,11 @@ func evidenceLines(c Check, text bool) []string {
 		return out
 	}
 	if e.Diff != nil {
-		out = append(out, e.Diff.Lines()...)
+		// A diff read back from a report is checked (Read); its lines are
+		// made safe all the same, as every other field is.
+		for _, l := range e.Diff.Lines() {
+			out = append(out, quote(l))
+		}
 	}
 	for _, n := range e.Notes {
 		if !text {

@@ -63,6 +63,7 @@ type Plan struct {
 	Spec   check.Spec    // the implementation under test
 	opts   Options
 
+	selection      *report.Selection // what --run and --skip selected, before sharding
 	failing, flaky []check.BaselineEntry
 }
 
@@ -81,10 +82,14 @@ func Prepare(def *check.Definition, spec check.Spec, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, &check.UsageError{Err: err}
 	}
+	sel := &report.Selection{
+		Run: append([]string{}, o.Run...), Skip: append([]string{}, o.Skip...),
+		Checks: len(checks), SuiteChecks: len(loaded.Suite.Checks),
+	}
 	if checks, err = shardChecks(o.Shard, checks); err != nil {
 		return nil, err
 	}
-	p := &Plan{Def: def, Loaded: loaded, Checks: checks, Spec: spec, opts: o}
+	p := &Plan{Def: def, Loaded: loaded, Checks: checks, Spec: spec, opts: o, selection: sel}
 	if p.failing, err = readBaseline(o.KnownFailing, o.MaxFileSize, loaded.Suite.Checks); err != nil {
 		return nil, err
 	}
@@ -188,7 +193,12 @@ type Result struct {
 	// StartErr says why the implementation could not be started; every
 	// check is then an error and the run is incomplete.
 	StartErr error
-	plan     *Plan
+	// Interrupted says the run was interrupted (its context ended) before
+	// the implementation was started, or while it was starting: every
+	// check is then "not run: run interrupted", the run is incomplete, and
+	// StartErr is nil.
+	Interrupted bool
+	plan        *Plan
 }
 
 // ExitCode is the run's exit status under the contract (report.ExitCode).
@@ -206,11 +216,20 @@ func (r *Result) Native() (any, bool) {
 func (p *Plan) Execute(ctx context.Context) *Result {
 	impl := p.describe()
 	res := &Result{plan: p}
-	target, err := p.connect(ctx)
-	if err != nil {
+	var target check.Target
+	err := ctx.Err()
+	if err == nil {
+		target, err = p.connect(ctx)
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		// Not the implementation's failure: the run was interrupted.
+		res.Interrupted = true
+		res.Run = check.Interrupted(p.Checks)
+	case err != nil:
 		res.StartErr = err
 		res.Run = unstarted(p.Checks, err)
-	} else {
+	default:
 		h := target.Hello()
 		impl.Name, impl.Version, impl.Ops = h.Name, h.Version, h.Ops
 		res.Run = check.Execute(ctx, target, p.Checks, check.Options{Parallel: p.opts.Parallel, Repro: p.repro, Progress: p.opts.Progress, Compact: p.opts.Compact, MaxEvidence: check.MaxEvidence})
@@ -225,6 +244,8 @@ func (p *Plan) Execute(ctx context.Context) *Result {
 		res.Report = report.WithBaseline(p.opts.Tool, s, impl, res.Run, p.opts.Strict, stale)
 	}
 	res.Report.Shard = p.shard()
+	sel := *p.selection
+	res.Report.Selection = &sel
 	return res
 }
 

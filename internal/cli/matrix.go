@@ -39,10 +39,15 @@ func runMatrix(ctx context.Context, e *env, def *check.Definition, o *runOptions
 	if err != nil {
 		return err
 	}
+	// Every implementation's stderr and referee's own lines share stderr
+	// line by line: a line one of them has begun is cut before another's
+	// goes out, so none can begin a line without its own prefix.
+	stderr := termsafe.NewShared(e.stderr)
+	say := stderr.Writer("referee: ")
 	for i := range impls {
 		if impls[i].Spec.URL == "" {
 			impls[i].Spec.Dir, impls[i].Spec.Env = o.dir, o.childEnv()
-			impls[i].Spec.Stderr = termsafe.NewWriter(e.stderr, impls[i].Name+": ")
+			impls[i].Spec.Stderr = stderr.Writer(impls[i].Name + ": ")
 		}
 	}
 	mo := matrix.Options{
@@ -63,7 +68,7 @@ func runMatrix(ctx context.Context, e *env, def *check.Definition, o *runOptions
 	}
 	if isTerminal(e.stderr) {
 		mo.Finished = func(name string, res *run.Result) {
-			fmt.Fprintf(e.stderr, "referee: %s: exit %d\n", termsafe.Line(name), res.ExitCode())
+			fmt.Fprintf(say, "%s: exit %d\n", name, res.ExitCode())
 		}
 	}
 	m, err := matrix.Run(ctx, def, impls, mo)
@@ -71,8 +76,12 @@ func runMatrix(ctx context.Context, e *env, def *check.Definition, o *runOptions
 		return err
 	}
 	for _, im := range m.Impls {
+		if im.Result.Interrupted {
+			fmt.Fprintf(say, "%s %s\n", im.Name, check.InterruptedReason)
+		}
 		if im.Result.StartErr != nil {
-			fmt.Fprintf(e.stderr, "referee: %s could not be started: %s\n", termsafe.Line(im.Name), termsafe.Line(im.Result.StartErr.Error()))
+			// One line: the error may quote the implementation (a hello refusal).
+			fmt.Fprintf(say, "%s could not be started: %s\n", im.Name, termsafe.Line(im.Result.StartErr.Error()))
 		}
 	}
 	color := !r.noColor && os.Getenv("NO_COLOR") == "" && isTerminal(e.stdout)

@@ -25,9 +25,11 @@ func newMergeCmd(e *env) *cobra.Command {
 --shard I/N --json FILE) and writes one report, in every format run writes.
 
 It refuses, naming the files (exit 2), reports whose suite, suite version,
-corpus digest, implementation, strictness, tool or report format differ, a
-check that appears twice, and a shard given twice. When a shard is missing
-or a shard's run was incomplete, the merged report is incomplete (exit 3).
+corpus digest, implementation, strictness, --run/--skip selection, tool or
+report format differ, a check that appears twice, and a shard given twice.
+When a shard is missing, a check the selection selects is in no report (the
+whole suite, for reports that record no selection), or a shard's run was
+incomplete, the merged report is incomplete (exit 3).
 Baselines (--known-failing, --known-flaky) are applied to the merged run,
 stale entries included, as run applies them to a whole one. referee-matrix/1
 documents merge too, implementation by implementation.

@@ -107,25 +107,51 @@ func appendSafe(out, b []byte) []byte {
 // line begun with prefix and made safe as Line does ("\r\n" ends a line as
 // "\n" does). Lines may arrive in several writes; a character split
 // between writes is joined first. Writes are serialised, so several
-// goroutines may share it.
-func NewWriter(w io.Writer, prefix string) io.Writer {
-	return &writer{w: w, prefix: prefix, atStart: true}
+// goroutines may share it. Writers that share w with others come from one
+// Shared instead.
+func NewWriter(w io.Writer, prefix string) io.Writer { return NewShared(w).Writer(prefix) }
+
+// Shared is one output (referee's stderr) that several writers share, each
+// with its own prefix (an implementation's name), kept line-atomic: a line
+// one writer has begun and not ended is cut (ended with "…" and a line
+// break) before another writer's text goes out, and its rest begins a line
+// of its own, with its prefix and "…". Every line on the output, cut or
+// not, begins with the prefix of the writer whose text it holds, however
+// the writers' text arrives (a long line comes in chunks).
+type Shared struct {
+	mu   sync.Mutex
+	w    io.Writer
+	open *writer // the writer whose line is begun and not ended, or nil
+}
+
+// NewShared returns an output shared line by line over w.
+func NewShared(w io.Writer) *Shared { return &Shared{w: w} }
+
+// Writer returns a writer that copies text to the shared output as
+// NewWriter's does, each line begun with prefix. Writes through all the
+// writers of one Shared are serialised.
+func (s *Shared) Writer(prefix string) io.Writer {
+	return &writer{shared: s, prefix: prefix, atStart: true}
 }
 
 type writer struct {
-	mu      sync.Mutex
-	w       io.Writer
+	shared  *Shared // its mutex guards the fields below too
 	prefix  string
 	atStart bool
+	cut     bool   // the line was cut by another writer's: its rest says so
 	held    []byte // an incomplete character, or a CR that may begin "\r\n"
 }
 
 // maxHeld bounds what a writer holds back between writes.
 const maxHeld = utf8.UTFMax
 
+// cutMark ends a cut line and begins its rest.
+const cutMark = "…"
+
 func (x *writer) Write(b []byte) (int, error) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	s := x.shared
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	data := b
 	if len(x.held) > 0 {
 		data = append(x.held, b...)
@@ -147,6 +173,10 @@ func (x *writer) Write(b []byte) (int, error) {
 		}
 		if x.atStart {
 			out = append(out, x.prefix...)
+			if x.cut {
+				out = append(out, cutMark...)
+				x.cut = false
+			}
 		}
 		out = appendSafe(out, line)
 		x.atStart = broken
@@ -154,10 +184,22 @@ func (x *writer) Write(b []byte) (int, error) {
 			out = append(out, '\n')
 		}
 	}
-	if len(out) > 0 {
-		if _, err := x.w.Write(out); err != nil {
-			return 0, err
-		}
+	if len(out) == 0 {
+		return len(b), nil
+	}
+	if o := s.open; o != nil && o != x {
+		// Another writer's line is open: it is cut before this writer's
+		// text goes out, and its rest will begin a line of its own.
+		out = append([]byte(cutMark+"\n"), out...)
+		o.atStart, o.cut = true, true
+	}
+	if x.atStart {
+		s.open = nil
+	} else {
+		s.open = x
+	}
+	if _, err := s.w.Write(out); err != nil {
+		return 0, err
 	}
 	return len(b), nil
 }
