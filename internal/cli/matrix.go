@@ -32,7 +32,7 @@ func runMatrix(ctx context.Context, e *env, def *check.Definition, o *runOptions
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if err := checkOutputs(r.outputs()); err != nil {
+	if err := checkOutputs(o.outputs(def)); err != nil {
 		return err
 	}
 	impls, err := matrix.ParseImpls(o.impls)
@@ -44,10 +44,22 @@ func runMatrix(ctx context.Context, e *env, def *check.Definition, o *runOptions
 	// goes out, so none can begin a line without its own prefix.
 	stderr := termsafe.NewShared(e.stderr)
 	say := stderr.Writer("referee: ")
+	if err := o.openStderr(); err != nil {
+		return err
+	}
+	defer o.closeStderr()
+	// --adapter-stderr FILE: the implementations share the file as they
+	// share stderr, line by line, each line prefixed with its name.
+	sink := stderr
+	if o.stderrFile != nil {
+		sink = termsafe.NewShared(o.stderrFile)
+	}
 	for i := range impls {
 		if impls[i].Spec.URL == "" {
 			impls[i].Spec.Dir, impls[i].Spec.Env = o.dir, o.childEnv()
-			impls[i].Spec.Stderr = stderr.Writer(impls[i].Name + ": ")
+			if o.adapterStderr != "quiet" {
+				impls[i].Spec.Stderr = sink.Writer(impls[i].Name + ": ")
+			}
 		}
 	}
 	mo := matrix.Options{
