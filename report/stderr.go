@@ -14,38 +14,44 @@ var errorLine = regexp.MustCompile(`(?i)(error|exception|traceback|panic|fatal|c
 
 // StderrExcerpt returns at most n lines of an implementation's stderr, made
 // safe for a terminal, for evidence: the whole log when it is that short;
-// otherwise the first line that names an error (a stack frame, "at ...",
-// is not one) and the line after it unless that is a frame, a line saying how many were left out,
-// and the last lines. A runtime that fails to start puts its cause at the
-// top and frames and its own version at the bottom, so the last lines alone
-// miss it. Tabs are shown as spaces, as a terminal shows them.
+// otherwise its first lines and its last, with a line saying how many were
+// left out between them. When the first lines do not reach the first line
+// that names an error (a stack frame, "at ...", names none), the head is
+// that line and the lines after it that are not frames: a runtime that
+// fails to start puts its cause near the top, after its own preamble, and
+// frames and its version at the bottom. Tabs are shown as spaces, as a
+// terminal shows them.
 func StderrExcerpt(s string, n int) []string {
 	lines := termsafe.Lines(strings.ReplaceAll(s, "\t", "    "))
 	if len(lines) <= n {
 		return lines
 	}
-	first := -1
-	for i, l := range lines[:len(lines)-(n-3)] {
-		t := strings.TrimSpace(l)
-		if errorLine.MatchString(t) && !isFrame(t) {
-			first = i
-			break
+	if n < 3 {
+		return lines[len(lines)-n:]
+	}
+	h := n / 2
+	head, skipped := lines[:h], 0
+	for k, l := range lines[:len(lines)-(n-h-1)] {
+		if t := strings.TrimSpace(l); !errorLine.MatchString(t) || isFrame(t) {
+			continue
 		}
+		if k >= h {
+			end := k + 1
+			for end < k+h && end < len(lines) && !isFrame(lines[end]) {
+				end++
+			}
+			head, skipped = lines[k:end], k
+		}
+		break
 	}
-	if first < 0 || n < 5 {
-		return append([]string{leftOut(len(lines) - (n - 1))}, lines[len(lines)-(n-1):]...)
-	}
-	head := lines[first : first+1]
-	if next := first + 1; next < len(lines) && !isFrame(lines[next]) {
-		head = lines[first : next+1]
-	}
-	tail := lines[len(lines)-(n-len(head)-1):]
-	if skipped := len(lines) - first - len(head) - len(tail); skipped > 0 {
-		out := append([]string{}, head...)
+	var out []string
+	if skipped > 0 {
 		out = append(out, leftOut(skipped))
-		return append(out, tail...)
 	}
-	return lines[first:]
+	out = append(out, head...)
+	tail := lines[len(lines)-(n-len(out)-1):]
+	out = append(out, leftOut(len(lines)-skipped-len(head)-len(tail)))
+	return append(out, tail...)
 }
 
 // isFrame reports whether a log line is a stack frame (Node, Java: "at

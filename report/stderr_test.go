@@ -36,9 +36,9 @@ ModuleNotFoundError: No module named 'jcs'
 		want []string
 	}{
 		{"node's missing module: the cause, then the end", node, 8, []string{
+			"… 4 lines left out …",
 			"Error: Cannot find module '/tmp/adapter.mjs'",
-			"… 3 lines left out …",
-			"    at node:internal/main/run_main_module:28:49 {",
+			"… 4 lines left out …",
 			"  code: 'MODULE_NOT_FOUND',",
 			"  requireStack: []",
 			"}",
@@ -56,7 +56,8 @@ ModuleNotFoundError: No module named 'jcs'
 			"    import jcs",
 			"ModuleNotFoundError: No module named 'jcs'",
 		}},
-		{"no error named: the last lines", many, 5, []string{"… 17 lines left out …", "working", "working", "working", "done"}},
+		{"no error named: the first lines and the last", many, 5, []string{"working", "working", "… 17 lines left out …", "working", "done"}},
+		{"an error among the first lines: the first lines", "starting\nerror: no config\n" + many, 6, []string{"starting", "error: no config", "working", "… 18 lines left out …", "working", "done"}},
 		{"control characters stay escaped", "a\x1b[2K\n", 8, []string{"a‹U+001B›[2K"}},
 	}
 	for _, tt := range tests {
