@@ -77,9 +77,19 @@ function codeOf(e, errorCode) {
   return null;
 }
 
-function messageOf(e, op) {
+/** errorMessage is the message of an err reply for a thrown value: an Error's message, or what the value was. */
+export function errorMessage(e, op) {
   if (e instanceof Error) return e.message || e.name || "Error";
   return `${op} threw a value that is not an Error: ${describe(e)}`;
+}
+
+/** AdapterError is an error with a code, thrown by an op to answer err {code, message}. */
+export class AdapterError extends Error {
+  constructor(code, message) {
+    super(message ?? String(code));
+    this.name = "AdapterError";
+    this.code = code ?? null;
+  }
 }
 
 /**
@@ -139,7 +149,7 @@ export function createHandler(ops, options = {}) {
     try {
       result = await ops[req.op](args, call);
     } catch (e) {
-      return { id, err: { code: codeOf(e, options.errorCode), message: messageOf(e, req.op) } };
+      return { id, err: { code: codeOf(e, options.errorCode), message: errorMessage(e, req.op) } };
     }
     return { id, ok: okValue(result) };
   }

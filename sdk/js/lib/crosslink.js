@@ -4,6 +4,7 @@
 // decodeMessage, errorCode}) served in process, and resolves to upstream's
 // report shape, {passed, failed, failures}, with referee's report beside it.
 
+import { AdapterError, errorMessage } from "./adapter.js";
 import { runReferee } from "./run.js";
 import { guardPromise } from "./guard.js";
 
@@ -24,9 +25,27 @@ export function crosslinkOps(adapter) {
   // that text back to canonicalJson in the decode checks, and upstream's
   // round trip hands the decoded value itself to canonicalJson.
   const decoded = new Map();
+  // A thrown error answers err with the adapter's errorCode of it, as
+  // upstream's runner reads it (no code when errorCode gives none).
+  const code = (e) => {
+    if (typeof adapter.errorCode !== "function") return typeof e?.code === "string" ? e.code : null;
+    try {
+      const c = adapter.errorCode(e);
+      return typeof c === "string" ? c : null;
+    } catch {
+      return null;
+    }
+  };
+  const coded = (op, fn) => async (args, call) => {
+    try {
+      return await fn(args, call);
+    } catch (e) {
+      throw new AdapterError(code(e), errorMessage(e, op));
+    }
+  };
   const ops = {};
   if (typeof adapter.canonicalJson === "function") {
-    ops.canonicalJson = (args, call) => {
+    ops.canonicalJson = coded("canonicalJson", (args, call) => {
       const text = args.value_text;
       if (typeof text === "string" && decoded.has(text)) {
         const v = decoded.get(text);
@@ -34,14 +53,14 @@ export function crosslinkOps(adapter) {
         return adapter.canonicalJson(v);
       }
       return adapter.canonicalJson(call.value("value"));
-    };
+    });
   }
   if (typeof adapter.encodeFrame === "function") {
-    ops.encodeFrame = (args, call) => adapter.encodeFrame(call.value("value"));
+    ops.encodeFrame = coded("encodeFrame", (args, call) => adapter.encodeFrame(call.value("value")));
   }
   if (typeof adapter.decodeMessage === "function") {
-    ops.decodeMessage = (args, call) => {
-      const v = adapter.decodeMessage(call.bytes("payload_hex"));
+    ops.decodeMessage = coded("decodeMessage", async (args, call) => {
+      const v = await adapter.decodeMessage(call.bytes("payload_hex"));
       let text;
       try {
         text = JSON.stringify(v ?? null);
@@ -53,14 +72,9 @@ export function crosslinkOps(adapter) {
         if (decoded.size > KEEP) decoded.delete(decoded.keys().next().value);
       }
       return v;
-    };
+    });
   }
   return ops;
-}
-
-function errorCodeOf(adapter) {
-  if (typeof adapter.errorCode === "function") return (e) => adapter.errorCode(e);
-  return undefined;
 }
 
 /**
@@ -76,7 +90,6 @@ export function runConformance(adapter, options = {}) {
       name: "crosslink-js",
       concurrency: 4,
       ...rest,
-      errorCode: errorCodeOf(adapter),
     }, { native: true });
     const n = r.native;
     return { passed: n.passed, failed: n.failed, failures: n.failures, report: r.report };
