@@ -4,7 +4,7 @@
 // one, the native report.
 
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, serveAdapterHttp } from "./adapter.js";
@@ -249,12 +249,4 @@ export async function runConformance(suite, adapterOrCommand, options = {}) {
     );
   }
   return r.report;
-}
-
-/** writeTemp writes text to a new temporary file and returns its path and a cleanup function. */
-export function writeTemp(name, text) {
-  const dir = mkdtempSync(join(tmpdir(), "referee-js-"));
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

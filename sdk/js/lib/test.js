@@ -13,7 +13,7 @@ export class ConformanceFailure extends Error {
   constructor(check, text) {
     super(text);
     this.name = "ConformanceFailure";
-    this.check = check;
+    Object.defineProperty(this, "check", { value: check, enumerable: false });
     // The evidence is the message; a stack into this package says nothing.
     this.stack = `${this.name}: ${text}`;
   }

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# sdk/js/scripts/test.sh OUTDIR: install the npm packages release/packages.sh
+# sdk/js/scripts/test.sh OUTDIR [TEST...]: install the npm packages release/packages.sh
 # wrote in OUTDIR/npm into a scratch project from those files, with no
 # registry (npm install --offline, an empty npm cache), copy this folder's
 # tests and examples beside them, and run the tests with node --test against
-# the installed packages. REFEREE_SHARED, when set, adds the upstream corpora.
+# the installed packages (every test/*.test.js, or the TEST files named, as
+# test/NAME.test.js). REFEREE_SHARED, when set, adds the upstream corpora.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:?usage: sdk/js/scripts/test.sh OUTDIR (the directory release/packages.sh wrote)}
+out=${1:?usage: sdk/js/scripts/test.sh OUTDIR [TEST...] (OUTDIR: the directory release/packages.sh wrote)}
+shift
 npmdir=$(cd "$out/npm" && pwd)
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
@@ -51,12 +53,18 @@ npm pkg set type=module
 npm install --offline "$main" "$plat" >/dev/null
 cp -R "$here/test" "$here/examples" "$scratch/"
 
+tests=(test/*.test.js)
+if [ $# -gt 0 ]; then
+  tests=()
+  for t in "$@"; do tests+=("test/${t%.test.js}.test.js"); done
+fi
+
 unset REFEREE_BIN
 export REFEREE_SDK_TARBALLS=$npmdir REFEREE_SDK_VERSION=$version
 start=$(date +%s)
 status=0
 node --test --test-reporter=spec --test-reporter-destination=stdout \
-  --test-reporter=tap --test-reporter-destination="$scratch/tap.txt" test/*.test.js || status=$?
+  --test-reporter=tap --test-reporter-destination="$scratch/tap.txt" "${tests[@]}" || status=$?
 count() { sed -n "s/^# $1 \([0-9]*\)$/\1/p" "$scratch/tap.txt" | tail -1; }
 echo "sdk/js: $(count tests) tests: $(count pass) passed, $(count fail) failed, $(count skipped) skipped," \
   "against @refereehq/referee $version installed offline for $platform ($(($(date +%s) - start))s)"

@@ -98,6 +98,42 @@ describe("the installed packages", { skip }, () => {
   });
 });
 
+describe("a project that names every platform tarball in overrides", { skip }, () => {
+  it("npm skips the other platforms for os and cpu, the lockfile lists them all, and npm ci works offline", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "referee-overrides-"));
+    const npmEnv = { ...env(), PATH: process.env.PATH };
+    try {
+      const platforms = readdirSync(tarballs)
+        .map((f) => /^refereehq-referee-((?:darwin|linux|win32)-(?:x64|arm64))-/.exec(f)?.[1])
+        .filter(Boolean);
+      writeFileSync(
+        join(dir, "package.json"),
+        JSON.stringify({
+          name: "overrides-project",
+          version: "1.0.0",
+          devDependencies: { "@refereehq/referee": `file:${tarball("refereehq-referee")}` },
+          overrides: Object.fromEntries(platforms.map((k) => [`@refereehq/referee-${k}`, `file:${tarball(`refereehq-referee-${k}`)}`])),
+        }),
+      );
+      const install = await run(["npm", "install", "--offline", "--no-audit", "--no-fund"], { cwd: dir, env: npmEnv });
+      assert.equal(install.code, 0, install.stderr);
+      assert.deepEqual(readdirSync(join(dir, "node_modules", "@refereehq")).sort(), ["referee", `referee-${key}`]);
+      const lock = JSON.parse(readFileSync(join(dir, "package-lock.json"), "utf8"));
+      assert.deepEqual(
+        Object.keys(lock.packages).filter((k) => k.includes("referee-")).sort(),
+        platforms.map((k) => `node_modules/@refereehq/referee-${k}`).sort(),
+      );
+      rmSync(join(dir, "node_modules"), { recursive: true });
+      const ci = await run(["npm", "ci", "--offline", "--no-audit", "--no-fund"], { cwd: dir, env: npmEnv });
+      assert.equal(ci.code, 0, ci.stderr);
+      const v = await run(["npx", "--no", "referee", "version"], { cwd: dir, env: npmEnv });
+      assert.equal(v.stdout.split("\n")[0], `referee ${version}`, v.stderr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("without this platform's package", { skip }, () => {
   let dir;
   const shim = () => join(dir, "node_modules", ".bin", "referee");
@@ -112,10 +148,13 @@ describe("without this platform's package", { skip }, () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("npm installed the main package and no platform package", () => {
+  it("npm installed the main package and no platform package, and its lockfile does not satisfy npm ci", async () => {
     assert.deepEqual(readdirSync(join(dir, "node_modules", "@refereehq")), ["referee"]);
     const lock = JSON.parse(readFileSync(join(dir, "package-lock.json"), "utf8"));
     assert.deepEqual(Object.keys(lock.packages).filter((k) => k.includes("referee-")), []);
+    const ci = await run(["npm", "ci", "--offline", "--dry-run", "--no-audit", "--no-fund"], { cwd: dir, env: { ...env(), PATH: process.env.PATH } });
+    assert.notEqual(ci.code, 0);
+    assert.match(ci.stderr, /Missing: @refereehq\/referee-[a-z0-9]+-[a-z0-9]+@ from lock file/);
   });
 
   it("the shim says which platform, which package to install and REFEREE_BIN, with no stack trace", async () => {
