@@ -5,8 +5,10 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { PassThrough } from "node:stream";
 import { createInterface } from "node:readline";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { serveAdapter, serveAdapterHttp } from "@refereehq/referee";
+import { runConformance, serveAdapter, serveAdapterHttp } from "@refereehq/referee";
+import { fixtures } from "./helpers.js";
 
 // session serves ops on in-memory streams: send(line) resolves to the next reply line's JSON.
 function session(ops, options = {}) {
@@ -163,6 +165,18 @@ describe("serveAdapter", () => {
     release();
     await ended;
     assert.deepEqual(JSON.parse(s.lines.at(-1)), { id: 1, ok: "late" });
+  });
+
+  it("on process.stdout, sends console.log and console.info to stderr, so a logging op is no fault", async () => {
+    const logged = [];
+    const r = await runConformance("jcs", [process.execPath, join(fixtures, "noisy-adapter.js")], {
+      run: "jcs/numbers/million",
+      onStderr: (c) => logged.push(c),
+    });
+    assert.deepEqual(r.counts, { pass: 1, fail: 0, warn: 0, not_checked: 0, error: 0 });
+    assert.equal(r.restarts, 0);
+    assert.match(logged.join(""), /adapter: canonicalising \[1e6\]/);
+    assert.match(logged.join(""), /adapter: info line/);
   });
 
   it("rejects ops that are not an object, and a concurrency that is not a positive integer", () => {

@@ -79,6 +79,15 @@ describe("Crosslink drop-in", () => {
     assert.deepEqual([r.passed, r.failed], [1, 0]);
   });
 
+  it("an adapter that never answers: referee gives up, and the report still resolves, every check a failure", async () => {
+    const hang = () => new Promise(() => {});
+    const r = await runConformance({ canonicalJson: hang, encodeFrame: hang, decodeMessage: hang, errorCode: () => undefined }, { timeout: 200 });
+    assert.deepEqual([r.passed, r.failed], [0, 246]);
+    assert.equal(r.report.complete, false);
+    assert.match(r.failures[0].actual, /^error: adapter timeout/);
+    assert.match(r.failures.at(-1).actual, /^error: not run: adapter gave up after repeated faults/);
+  });
+
   it("the Promise says to await it when read as the report", () => {
     const p = runConformance(honest, { run: "crosslink/cases/ping" });
     assert.throws(() => p.failed, /await/);
