@@ -242,6 +242,13 @@ export function serveAdapter(ops, options = {}) {
       restore();
       reject(e);
     });
+    // referee gone (EPIPE): nobody reads the replies any more, so stop.
+    output.on("error", () => {
+      ended = true;
+      pending.clear();
+      rl.close();
+      finish();
+    });
   });
 }
 

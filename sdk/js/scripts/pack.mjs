@@ -2,7 +2,7 @@
 // pack.mjs --bins BINS --version V --out DIR: the npm packages of referee,
 // as tarballs in DIR, made with `npm pack` (offline) from staged directories:
 //
-//   refereehq-referee-V.tgz              @refereehq/referee: this folder's bin/ and lib/,
+//   refereehq-referee-V.tgz              @refereehq/referee: this folder's bin/, lib/ and examples/,
 //                                        optionalDependencies on every platform package
 //                                        built, each pinned to exactly V, and the SHA-256
 //                                        of each platform's binary (referee.binaryHashes)
@@ -120,6 +120,7 @@ function stageMain(stage, version, plats) {
   mkdirSync(dir, { recursive: true });
   cpSync(join(root, "bin"), join(dir, "bin"), { recursive: true });
   cpSync(join(root, "lib"), join(dir, "lib"), { recursive: true });
+  cpSync(join(root, "examples"), join(dir, "examples"), { recursive: true });
   copyFileSync(join(root, "README.md"), join(dir, "README.md"));
   chmodSync(join(dir, "bin", "referee.js"), 0o755);
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
