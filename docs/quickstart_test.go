@@ -31,24 +31,35 @@ func TestQuickstart(t *testing.T) {
 	if err := os.WriteFile(file, m[1], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := referee(t, "run", "jcs", "-q", "--", "node", file)
+	jsonFile := filepath.Join(t.TempDir(), "report.json")
+	out := referee(t, "run", "jcs", "-q", "--json", jsonFile, "--", "node", file)
 	if out.code != 1 {
 		t.Fatalf("exit %d, want 1 (not conformant)\n%s", out.code, out.stderr)
 	}
 	var summary string
-	var fails, warns []string
 	for _, l := range strings.Split(out.stdout, "\n") {
-		switch {
-		case strings.Contains(l, " passed, "):
+		if strings.Contains(l, " passed, ") {
 			summary = l
-		case strings.HasPrefix(l, "FAIL  "):
-			fails = append(fails, strings.Fields(l)[1])
-		case strings.HasPrefix(l, "WARN  "):
-			warns = append(warns, strings.Fields(l)[1])
 		}
 	}
 	if !bytes.Contains(page, []byte("\n"+summary+"\n")) {
 		t.Errorf("quickstart.md does not show the summary line %q", summary)
+	}
+	// The failures the page explains, counted from the JSON report: the
+	// text report lists checks that failed for the same reason as one.
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := decodeReport(t, string(raw))
+	var fails, warns []string
+	for _, c := range r.Checks {
+		switch {
+		case c.Status == "fail" && c.Level == "should":
+			warns = append(warns, c.ID)
+		case c.Status == "fail":
+			fails = append(fails, c.ID)
+		}
 	}
 	keys, rejects := 0, 0
 	for _, id := range fails {

@@ -801,7 +801,33 @@ func checkText(t *testing.T, text string, r *docReport) {
 		}
 		checks = nil
 	}
-	for i, c := range checks {
+	// Checks that ended the same way, for the same reason, are one entry:
+	// the first one's line, with " and N more" after its ID (report-format.md).
+	type entry struct {
+		first docCheck
+		more  int
+	}
+	var entries []*entry
+	byKey := map[string]*entry{}
+	for _, c := range checks {
+		key := ""
+		if c.Reason != "" && c.Status != "pass" && !c.Stale {
+			level := c.Level
+			if c.Status == "not-checked" {
+				level = ""
+			}
+			key = c.Status + "|" + level + "|" + c.Known + "|" + c.Reason
+		}
+		if e := byKey[key]; e != nil && key != "" {
+			e.more++
+			continue
+		}
+		e := &entry{first: c}
+		byKey[key] = e
+		entries = append(entries, e)
+	}
+	for i, e := range entries {
+		c := e.first
 		want := tags[c.Status] + c.ID
 		if c.Status == "fail" && c.Level == "should" {
 			want = "WARN  " + c.ID
@@ -814,6 +840,9 @@ func checkText(t *testing.T, text string, r *docReport) {
 			want += " (stale: the baseline lists it as known-failing; remove it)"
 		case c.Known != "" && (c.Status == "fail" || c.Status == "error"):
 			want += " (known " + c.Known + ")"
+		}
+		if e.more > 0 {
+			want += fmt.Sprintf(" and %d more", e.more)
 		}
 		if c.Reason != "" {
 			want += "  " + c.Reason

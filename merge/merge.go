@@ -248,12 +248,20 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 
 	tool, suite, impl, strict := first.r.Tool, first.r.Suite, identity(parts), first.r.Strict
 	sel := first.r.Selection // every part's (agree)
+	// The rerun command, when every part names the same one (a shard's
+	// does not name its shard).
+	rerun := first.r.Rerun
+	for _, p := range parts {
+		if !slices.Equal(p.r.Rerun, rerun) {
+			rerun = nil
+		}
+	}
 	if !withBaseline || (o.KnownFailing == "" && o.KnownFlaky == "") {
 		if withBaseline && slices.ContainsFunc(parts, func(p part) bool { return p.r.Baseline != nil }) {
 			notes = append(notes, "the parts were judged against a baseline; the merge is not: give it --known-failing or --known-flaky to judge the merged report")
 		}
 		rep := report.New(tool, suite, impl, merged, strict)
-		rep.Selection = sel
+		rep.Selection, rep.Rerun = sel, rerun
 		return rep, merged, notes, nil
 	}
 	known, of := suiteIDs, "the suite "+suite.Name
@@ -273,7 +281,7 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 	}
 	stale := check.ApplyBaseline(merged, failing, flaky)
 	rep := report.WithBaseline(tool, suite, impl, merged, strict, stale)
-	rep.Selection = sel
+	rep.Selection, rep.Rerun = sel, rerun
 	return rep, merged, notes, nil
 }
 

@@ -303,7 +303,8 @@ func TestMergeRefuses(t *testing.T) {
 		want   string
 	}{
 		{"nothing", nil, "no report to merge"},
-		{"suite", other(set("suite.name", "crosslink")), `differ in suite ("jcs" and "crosslink")`},
+		{"suite", other(func(m map[string]any) { set("suite.name", "crosslink")(m); delete(m, "rerun") }), `differ in suite ("jcs" and "crosslink")`},
+		{"a rerun of another suite", other(set("rerun", []any{"referee", "run", "crosslink"})), "other.json: referee-report/2: rerun"},
 		{"suite version", other(set("suite.version", "9.9.9")), "differ in suite version"},
 		{"corpus digest", other(set("suite.corpus_digest", "sha256:"+strings.Repeat("0", 64))), "differ in corpus digest"},
 		{"implementation name", other(set("implementation.name", "another")), "differ in implementation"},

@@ -43,10 +43,14 @@ type Report struct {
 	// Selection is what the run's --run and --skip patterns selected; nil
 	// in a report of a referee that did not record it, and in a report
 	// made by anything but the run pipeline (package run).
-	Selection *Selection   `json:"selection,omitempty"`
-	Counts    check.Counts `json:"counts"`
-	Baseline  *Baseline    `json:"baseline,omitempty"`
-	Checks    []Check      `json:"checks"`
+	Selection *Selection `json:"selection,omitempty"`
+	// Rerun is the command that runs the same checks against the same
+	// implementation, each word quoted for a shell, to which a repro adds
+	// `--run ID`: referee run SUITE [--corpus DIR] [-- PROGRAM ...].
+	Rerun    []string     `json:"rerun,omitempty"`
+	Counts   check.Counts `json:"counts"`
+	Baseline *Baseline    `json:"baseline,omitempty"`
+	Checks   []Check      `json:"checks"`
 
 	// lean, for the report of a compact run, is the run: its results are
 	// the report's checks, made one at a time as they are written or read,

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/shell"
 	"github.com/refereehq/referee/internal/termsafe"
 )
 
@@ -51,7 +52,7 @@ func Painter(on bool) func(Color) func(a ...any) string {
 // the corpus (its hello, IDs, reasons, evidence, stderr) is made safe by
 // termsafe: it cannot break, forge or hide a line of the report.
 func WriteText(w io.Writer, r *Report, opt TextOptions) error {
-	p := &printer{w: w}
+	p := &printer{w: w, max: textMaxLine}
 	paint := Painter(opt.Color)
 	green, red, yellow, magenta, faint := paint(Green), paint(Red), paint(Yellow), paint(Magenta), paint(Faint)
 
@@ -66,13 +67,27 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		}
 		checks = func(func(int, Check) bool) {}
 	}
+	// Checks that ended the same way, for the same reason, are one entry:
+	// the first with its evidence, then the others' IDs (or how many, -q).
+	entries, order := map[string]*textEntry{}, []*textEntry{}
 	for _, c := range checks {
+		if c.Status == "pass" && !opt.Passes && !c.Stale { // a stale pass is a problem: always shown
+			continue
+		}
+		key := entryKey(c)
+		if e := entries[key]; e != nil && key != "" {
+			e.more = append(e.more, c.ID)
+			continue
+		}
+		e := &textEntry{first: c}
+		entries[key] = e
+		order = append(order, e)
+	}
+	for _, e := range order {
+		c := e.first
 		var tag string
 		switch c.Status {
 		case "pass":
-			if !opt.Passes && !c.Stale { // a stale pass is a problem: always shown
-				continue
-			}
 			tag = green("PASS ")
 		case "fail":
 			if c.Level == string(check.Should) {
@@ -95,13 +110,35 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		case c.Known != "" && (c.Status == "fail" || c.Status == "error"):
 			id += " " + yellow("(known "+termsafe.Line(c.Known)+")")
 		}
+		if len(e.more) > 0 {
+			id += fmt.Sprintf(" and %d more", len(e.more))
+		}
 		if c.Reason != "" {
 			p.line("%s %s  %s", tag, id, faint(quote(c.Reason)))
 		} else {
 			p.line("%s %s", tag, id)
 		}
+		if c.Status == "pass" && len(e.more) == 0 {
+			continue
+		}
+		if len(e.more) > 0 && opt.Passes { // -q: their count, on the line above
+			for _, l := range wrapIDs(e.more, textWidth-12) {
+				p.line("      also %s", l)
+			}
+		}
 		for _, l := range evidenceLines(c, true) {
+			if strings.HasPrefix(l, "repro: ") && len(r.Rerun) > 0 {
+				l = "repro: " + rerunOne(r.Rerun, c.ID)
+			}
 			p.line("      %s", l)
+		}
+	}
+	// Per group, when something did not pass: with -q only the groups
+	// where something did not.
+	if groups := groupTotals(r, opt.Passes); len(groups) > 0 && r.Counts.Pass < r.Len() {
+		p.line("by group (passed of checks):")
+		for _, g := range groups {
+			p.line("  %s", g)
 		}
 	}
 	if b := r.Baseline; b != nil {
@@ -172,12 +209,18 @@ func Summary(n check.Counts) string {
 type printer struct {
 	w   io.Writer
 	err error
+	max int // when set, the longest line it writes, in bytes; longer ones are cut
 }
 
 func (p *printer) line(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+	if p.err != nil {
+		return
 	}
+	l := fmt.Sprintf(format, args...)
+	if p.max > 0 && len(l) > p.max {
+		l = clipAt(l, p.max-40)
+	}
+	_, p.err = io.WriteString(p.w, l+"\n")
 }
 
 func describe(im Implementation) string {
@@ -303,4 +346,126 @@ func Plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// textMaxLine bounds every line of the text report; textWidth is the width
+// lists of IDs are wrapped to.
+const (
+	textMaxLine = 1000
+	textWidth   = 100
+)
+
+// textEntry is one entry of the text report: a check, and the IDs of those
+// that ended as it did, for the same reason.
+type textEntry struct {
+	first Check
+	more  []string
+}
+
+// entryKey is what checks share to be one entry of the text report: their
+// status, level (but for not-checked ones), reason and baseline mark; "" for a check that stands alone
+// (a pass, or one with no reason to share).
+func entryKey(c Check) string {
+	if c.Reason == "" || c.Status == "pass" || c.Stale {
+		return ""
+	}
+	level := c.Level
+	if c.Status == "not-checked" {
+		level = "" // what was not checked is the same whatever its level
+	}
+	return c.Status + "\x00" + level + "\x00" + c.Known + "\x00" + c.Reason
+}
+
+// wrapIDs lists ids, made safe, on lines of at most width bytes (an ID
+// longer than that on a line of its own).
+func wrapIDs(ids []string, width int) []string {
+	var lines []string
+	var b strings.Builder
+	for _, id := range ids {
+		id = clip(termsafe.Line(id))
+		if b.Len() > 0 && b.Len()+2+len(id) > width {
+			lines = append(lines, b.String())
+			b.Reset()
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(id)
+	}
+	if b.Len() > 0 {
+		lines = append(lines, b.String())
+	}
+	return lines
+}
+
+// rerunOne is the command that runs one check again: the report's rerun
+// command with `--run ID` after the suite, made safe for a terminal.
+func rerunOne(rerun []string, id string) string {
+	words := append([]string{}, rerun[:min(3, len(rerun))]...)
+	words = append(words, "--run", shell.Quote(id))
+	words = append(words, rerun[min(3, len(rerun)):]...)
+	return termsafe.Line(strings.Join(words, " "))
+}
+
+// groupTotals sums a report's checks by group, the ID's segment after the
+// suite ("numbers" of jcs/numbers/1e21), in the order groups first appear:
+// "numbers  284/288, 2 failed, 2 warnings"; all of them, or only those where
+// a check did not pass. A suite of one group has none.
+func groupTotals(r *Report, all bool) []string {
+	type total struct {
+		name string
+		n    check.Counts
+		all  int
+	}
+	var order []*total
+	byName := map[string]*total{}
+	width := 0
+	for _, c := range r.All() {
+		rest := c.ID
+		if _, after, ok := strings.Cut(c.ID, "/"); ok {
+			rest = after
+		}
+		name, _, _ := strings.Cut(rest, "/")
+		g := byName[name]
+		if g == nil {
+			g = &total{name: termsafe.Line(name)}
+			byName[name] = g
+			order = append(order, g)
+			width = max(width, len(g.name))
+		}
+		g.all++
+		switch {
+		case c.Status == "pass":
+			g.n.Pass++
+		case c.Status == "fail" && c.Level == string(check.Should):
+			g.n.Warn++
+		case c.Status == "fail":
+			g.n.Fail++
+		case c.Status == "not-checked":
+			g.n.NotChecked++
+		default:
+			g.n.Error++
+		}
+	}
+	if len(order) < 2 {
+		return nil
+	}
+	width = min(width, 40)
+	var out []string
+	for _, g := range order {
+		if !all && g.n.Pass == g.all {
+			continue
+		}
+		line := fmt.Sprintf("%-*s %d/%d", width, g.name, g.n.Pass, g.all)
+		for _, part := range []struct {
+			n          int
+			one, other string
+		}{{g.n.Fail, "failed", "failed"}, {g.n.Warn, "warning", "warnings"}, {g.n.NotChecked, "not checked", "not checked"}, {g.n.Error, "error", "errors"}} {
+			if part.n > 0 {
+				line += ", " + Plural(part.n, part.one, part.other)
+			}
+		}
+		out = append(out, line)
+	}
+	return out
 }

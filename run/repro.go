@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/internal/shell"
 )
 
 // maxPasteable is the longest request a repro command repeats by hand;
@@ -39,6 +40,15 @@ func (p *Plan) repro(id string, exs []adapter.Exchange) string {
 		return "curl -sS -H 'Content-Type: application/json' --data-binary " + ShellQuote(string(exs[len(exs)-1].Request)) + " " + ShellQuote(spec.URL)
 	}
 	cmd := []string{"referee", "run", p.Def.Name, "--run", ShellQuote(id)}
+	return strings.Join(append(cmd, p.rerun()...), " ")
+}
+
+// rerun is what follows `referee run SUITE --run ID` in a command that runs
+// one check again against the same implementation, each word quoted for a
+// shell: the corpus, the suite's flags that select its inputs, and the
+// implementation.
+func (p *Plan) rerun() []string {
+	var cmd []string
 	if p.opts.Corpus != "" {
 		cmd = append(cmd, "--corpus", ShellQuote(p.opts.Corpus))
 	}
@@ -47,6 +57,7 @@ func (p *Plan) repro(id string, exs []adapter.Exchange) string {
 			cmd = append(cmd, "--"+f.Name, ShellQuote(v))
 		}
 	}
+	spec := p.Spec
 	switch {
 	case spec.Mode != "":
 		cmd = append(cmd, "--mode", spec.Mode)
@@ -55,7 +66,7 @@ func (p *Plan) repro(id string, exs []adapter.Exchange) string {
 	case len(spec.Argv) > 0:
 		cmd = append(append(cmd, "--"), quoteAll(spec.Argv)...)
 	}
-	return strings.Join(cmd, " ")
+	return cmd
 }
 
 // reproEnv is what `env` must be told to give the adapter the environment
@@ -69,15 +80,7 @@ func (p *Plan) reproEnv() []string {
 }
 
 // ShellQuote quotes s for a POSIX shell, leaving plain words bare.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '+' || r == '@' ||
-			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func ShellQuote(s string) string { return shell.Quote(s) }
 
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))

@@ -244,6 +244,7 @@ func (p *Plan) Execute(ctx context.Context) *Result {
 		res.Report = report.WithBaseline(p.opts.Tool, s, impl, res.Run, p.opts.Strict, stale)
 	}
 	res.Report.Shard = p.shard()
+	res.Report.Rerun = append([]string{"referee", "run", p.Def.Name}, p.rerun()...)
 	sel := *p.selection
 	res.Report.Selection = &sel
 	return res

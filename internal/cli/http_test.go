@@ -40,8 +40,8 @@ func TestRunOverHTTP(t *testing.T) {
 		if !strings.Contains(stdout.String(), "(http: "+srv.URL+")") {
 			t.Errorf("mode %q: the report does not name the URL:\n%s", tt.mode, stdout.String())
 		}
-		if tt.code == 1 && !strings.Contains(stdout.String(), "repro: curl -sS -H 'Content-Type: application/json' --data-binary") {
-			t.Errorf("mode %q: no curl repro:\n%s", tt.mode, stdout.String())
+		if tt.code == 1 && !strings.Contains(stdout.String(), " --url "+srv.URL+"\n") {
+			t.Errorf("mode %q: no repro against the URL:\n%s", tt.mode, stdout.String())
 		}
 	}
 }
