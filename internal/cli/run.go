@@ -201,7 +201,7 @@ func (o *runOptions) spec(e *env, def *check.Definition) check.Spec {
 	}
 	// The implementation's stderr, copied live: its lines cannot pass for
 	// referee's.
-	return check.Spec{Argv: o.argv, URL: o.url, Dir: o.dir, Env: o.childEnv(), Mode: o.mode, Stderr: termsafe.NewWriter(e.stderr, who)}
+	return check.Spec{Argv: o.argv, URL: o.url, Dir: o.dir, Env: o.childEnv(), UserEnv: o.env, Mode: o.mode, Stderr: termsafe.NewWriter(e.stderr, who)}
 }
 
 // reproEnv is what a repro command puts after `env`.
