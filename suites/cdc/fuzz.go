@@ -72,7 +72,7 @@ var fuzzSpec = check.FuzzSpec{
 var FuzzModes = []string{
 	"unsorted", "ascii-escape", "codepoint-order", "html-escape", "go-float",
 	"float-repr", "float-exponent-16", "negative-zero",
-	"narrow-no-clamp", "narrow-no-union", "narrow-passthrough", "narrow-wildcard-reversed", "narrow-path-prefix",
+	"narrow-no-clamp", "narrow-no-union", "narrow-passthrough", "narrow-wildcard-reversed", "narrow-path-prefix", "narrow-host-suffix",
 }
 
 var fuzzJSON = fuzz.JSON{Scalars: true, Space: true, MaxDepth: 128, Key: fuzzKey}
