@@ -637,6 +637,33 @@ func HasLoneSurrogate(s string) bool {
 	return false
 }
 
+// CodePoints counts the code points of s, a string Parse made: a lone
+// surrogate, held in its 3-byte form, is one code point, as is a byte that
+// begins none.
+func CodePoints(s string) int {
+	n := 0
+	for i := 0; i < len(s); n++ {
+		_, size := DecodeRune(s[i:])
+		i += size
+	}
+	return n
+}
+
+// UTF16Len counts the UTF-16 code units of s, a string Parse made, as
+// JavaScript's String length does: two for a code point beyond the BMP, one
+// for any other, a lone surrogate (held in its 3-byte form) included.
+func UTF16Len(s string) int {
+	n := 0
+	for i := 0; i < len(s); n++ {
+		r, size := DecodeRune(s[i:])
+		if r > 0xFFFF {
+			n++
+		}
+		i += size
+	}
+	return n
+}
+
 // wtf8Surrogate returns the surrogate code point whose 3-byte generalised
 // UTF-8 form starts at s[i], if there is one.
 func wtf8Surrogate(s string, i int) (rune, bool) {

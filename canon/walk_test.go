@@ -2,6 +2,7 @@ package canon
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,4 +43,47 @@ func TestLoneSurrogates(t *testing.T) {
 	if r, n := DecodeRune(v.Elems[2].Str[1:]); r != 0xDFFF || n != 3 {
 		t.Errorf("DecodeRune(lone \\udfff) = %U, %d", r, n)
 	}
+}
+
+// TestLengths counts code points and UTF-16 code units of parsed strings:
+// a lone surrogate escape is one of each, whatever its three stored bytes.
+func TestLengths(t *testing.T) {
+	for _, c := range []struct {
+		json          string
+		points, units int
+	}{
+		{`""`, 0, 0},
+		{`"abc"`, 3, 3},
+		{`"é€"`, 2, 2},
+		{`"😀"`, 1, 2},
+		{`"\ud83d\ude00"`, 1, 2},
+		{`"\ud800"`, 1, 1},
+		{`"a\udfffb"`, 3, 3},
+		{`"\ude00\ud83d"`, 2, 2},
+		{`"` + strings.Repeat(`\ud800`, 86) + `"`, 86, 86},
+		{`"` + strings.Repeat(`\udc00`, 257) + `😀"`, 258, 259},
+	} {
+		v, err := Parse([]byte(c.json), ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := CodePoints(v.Str); got != c.points {
+			t.Errorf("CodePoints(%s) = %d, want %d", clip(c.json), got, c.points)
+		}
+		if got := UTF16Len(v.Str); got != c.units {
+			t.Errorf("UTF16Len(%s) = %d, want %d", clip(c.json), got, c.units)
+		}
+	}
+	// A byte that begins no code point counts as one of each.
+	if p, u := CodePoints("a\xffb"), UTF16Len("a\xffb"); p != 3 || u != 3 {
+		t.Errorf("a stray byte: %d code points, %d units", p, u)
+	}
+}
+
+// clip clips a JSON text for a message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }

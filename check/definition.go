@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -181,15 +182,31 @@ type Loaded struct {
 
 // ChildEnv is the environment of a child adapter started with env (nil:
 // referee's own): env with the suite's Env added, or env itself when the
-// suite adds nothing.
-func (l *Loaded) ChildEnv(env []string) []string {
-	if len(l.Env) == 0 {
+// suite adds nothing. A suite variable wins over referee's own environment
+// but not over one the user set (user, the --env variables, already in
+// env): that one is not added.
+func (l *Loaded) ChildEnv(env, user []string) []string {
+	add := slices.DeleteFunc(slices.Clone(l.Env), func(kv string) bool {
+		return slices.ContainsFunc(user, func(u string) bool { return sameEnvKey(u, kv) })
+	})
+	if len(add) == 0 {
 		return env
 	}
 	if env == nil {
 		env = os.Environ()
 	}
-	return append(slices.Clip(env), l.Env...)
+	return append(slices.Clip(env), add...)
+}
+
+// sameEnvKey reports whether two KEY=VALUE entries set the same variable
+// (whatever the case on Windows, whose names ignore it).
+func sameEnvKey(a, b string) bool {
+	ka, _, _ := strings.Cut(a, "=")
+	kb, _, _ := strings.Cut(b, "=")
+	if runtime.GOOS == "windows" {
+		return strings.EqualFold(ka, kb)
+	}
+	return ka == kb
 }
 
 // AfterRun is what a suite's After hook is given.
@@ -209,7 +226,10 @@ type Spec struct {
 	Handler adapter.Handler
 	Dir     string   // the program's working directory
 	Env     []string // its environment; nil inherits referee's
-	Mode    string   // a broken mode of the built-in implementation
+	// UserEnv are the KEY=VALUE variables the user set (--env), already in
+	// Env: they win over the suite's own (Loaded.ChildEnv).
+	UserEnv []string
+	Mode    string // a broken mode of the built-in implementation
 	Stderr  io.Writer
 	Trace   *adapter.Trace
 	// Timeout is the per-call limit; 0 leaves the suite's own.

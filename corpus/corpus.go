@@ -334,7 +334,10 @@ func listDigest(fsys fs.FS, files []string, problems *[]Problem) string {
 }
 
 // Files returns the corpus's file paths, sorted, the manifest excluded.
-func (c *Corpus) Files() []string { return c.files }
+// The slice is clipped: appending to it copies it, so callers that share a
+// corpus (concurrent loads of an embedded one) never write into each
+// other's.
+func (c *Corpus) Files() []string { return slices.Clip(c.files) }
 
 // ReadFile reads one corpus file; the error names the corpus and the file.
 func (c *Corpus) ReadFile(name string) ([]byte, error) {

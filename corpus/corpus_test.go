@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -196,6 +197,27 @@ func TestOpenFS(t *testing.T) {
 	}
 	if _, err := c.ReadFile("nope.json"); err == nil || !strings.Contains(err.Error(), "embedded:test") {
 		t.Errorf("ReadFile of a missing file: %v", err)
+	}
+}
+
+// TestFilesAppend: appending to Files leaves the corpus's own list alone,
+// whatever its capacity, so that callers sharing a corpus (concurrent
+// loads of an embedded one) never write into each other's slice.
+func TestFilesAppend(t *testing.T) {
+	for n := 1; n <= 9; n++ {
+		fsys := fstest.MapFS{}
+		for i := range n {
+			fsys[fmt.Sprintf("f%d.json", i)] = &fstest.MapFile{Data: []byte("[1]")}
+		}
+		c, err := Open(fsys, "embedded:test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := append(c.Files(), "a")
+		b := append(c.Files(), "b")
+		if a[n] != "a" || b[n] != "b" || len(c.Files()) != n {
+			t.Errorf("%d files: appending to Files wrote into the corpus's list: %q, %q", n, a, b)
+		}
 	}
 }
 

@@ -554,7 +554,7 @@ func contract(r *docReport) int {
 		return 1
 	case r.Baseline == nil && r.Strict && r.Counts.Warn > 0:
 		return 1
-	case r.Counts.Pass == 0:
+	case r.Counts.Pass == 0 && r.Counts.Warn == 0: // nothing judged
 		return 1
 	case r.Strict && r.Counts.NotChecked > 0:
 		return 1
@@ -718,7 +718,7 @@ func TestReports(t *testing.T) {
 			if r.Baseline == nil && r.Conformant != (out.code == 0) {
 				t.Errorf("conformant %v with exit %d", r.Conformant, out.code)
 			}
-			if want := r.Complete && r.Counts.Fail == 0 && r.Counts.Error == 0 && r.Counts.Pass > 0 && !(r.Strict && (r.Counts.NotChecked > 0 || r.Counts.Warn > 0)); r.Conformant != want {
+			if want := r.Complete && r.Counts.Fail == 0 && r.Counts.Error == 0 && (r.Counts.Pass > 0 || r.Counts.Warn > 0) && !(r.Strict && (r.Counts.NotChecked > 0 || r.Counts.Warn > 0)); r.Conformant != want {
 				t.Errorf("conformant %v, the counts say %v", r.Conformant, want)
 			}
 			tally := map[string]int{}
@@ -1085,6 +1085,16 @@ func TestReportSchemaRejectsMalformed(t *testing.T) {
 		{"clean run not conformant", honest.stdout, func(r map[string]any) { r["conformant"] = false }},
 		{"incomplete but conformant", honest.stdout, func(r map[string]any) { r["complete"] = false }},
 		{"conformant with a failure", broken.stdout, func(r map[string]any) { r["conformant"] = true }},
+		// A warning is a judged outcome; a run that judged nothing is not conformant.
+		{"warnings alone not conformant", honest.stdout, func(r map[string]any) {
+			n := r["counts"].(map[string]any)
+			n["warn"], n["pass"] = n["pass"], 0
+			r["conformant"] = false
+		}},
+		{"nothing judged but conformant", honest.stdout, func(r map[string]any) {
+			n := r["counts"].(map[string]any)
+			n["not_checked"], n["pass"] = n["pass"], 0
+		}},
 		{"fail without expected", broken.stdout, func(r map[string]any) { delete(firstFail(r), "expected") }},
 		{"fail without evidence", broken.stdout, func(r map[string]any) { delete(firstFail(r), "evidence") }},
 		{"fail without reason", broken.stdout, func(r map[string]any) { delete(firstFail(r), "reason") }},

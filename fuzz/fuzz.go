@@ -387,7 +387,7 @@ func (e *engine) dialOptions() adapter.Options {
 func starter(loaded *check.Loaded, spec check.Spec) (adapter.Starter, error) {
 	switch {
 	case len(spec.Argv) > 0:
-		cfg := adapter.ProcessConfig{Argv: spec.Argv, Dir: spec.Dir, Env: loaded.ChildEnv(spec.Env), Stderr: spec.Stderr}
+		cfg := adapter.ProcessConfig{Argv: spec.Argv, Dir: spec.Dir, Env: loaded.ChildEnv(spec.Env, spec.UserEnv), Stderr: spec.Stderr}
 		return func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }, nil
 	case spec.URL != "":
 		h := &adapter.HTTP{URL: spec.URL}

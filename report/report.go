@@ -20,8 +20,8 @@ const Format = "referee-report/2"
 
 // The exit codes of the contract.
 const (
-	ExitOK         = 0 // every selected must and may check passed or was not-checked, and at least one check passed
-	ExitFailed     = 1 // a must or may check failed, a check ended in error, nothing passed, or under strict a should check failed or a check was not-checked
+	ExitOK         = 0 // every selected must and may check passed or was not-checked, and at least one check was judged (passed, or failed at should level)
+	ExitFailed     = 1 // a must or may check failed, a check ended in error, nothing was judged, or under strict a should check failed or a check was not-checked
 	ExitUsage      = 2 // usage, configuration or corpus error
 	ExitIncomplete = 3 // the implementation could not be started, or the run gave up
 )
@@ -324,8 +324,10 @@ func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, s
 // an incomplete run is ExitIncomplete; a failed must or may check or an
 // error at any level (with a baseline: an unexpected failure or a stale
 // entry) is ExitFailed; under strict, so is a failed should check (with a
-// baseline: an unlisted one); so is a run where nothing passed, and under
-// strict one with a not-checked check. Otherwise ExitOK: a run whose only
+// baseline: an unlisted one); so is a run where nothing was judged (no
+// check passed or warned: every one not-checked), and under strict one
+// with a not-checked check. A failed should check is a judged outcome: a
+// run of warnings only is conformant without strict. Otherwise ExitOK: a run whose only
 // failures are should checks (warnings) exits 0 without strict.
 func (r *Report) ExitCode() int {
 	switch {
@@ -337,7 +339,7 @@ func (r *Report) ExitCode() int {
 		return ExitFailed
 	case r.Baseline == nil && r.Strict && r.Counts.Warn > 0:
 		return ExitFailed // with a baseline, an unlisted warning under strict is unexpected
-	case r.Counts.Pass == 0 && !(r.Shard != nil && r.Len() == 0): // an empty shard fails nothing
+	case !judged(r.Counts) && !(r.Shard != nil && r.Len() == 0): // an empty shard fails nothing
 		return ExitFailed
 	case r.Strict && r.Counts.NotChecked > 0:
 		return ExitFailed

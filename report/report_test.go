@@ -438,7 +438,13 @@ func TestExitCode(t *testing.T) {
 		{"a passed may", mk(true, false, "must:pass", "may:pass"), ExitOK},
 		{"an error in a should check", mk(true, false, "must:pass", "should:error"), ExitFailed},
 		{"an error in a may check", mk(true, false, "must:pass", "may:error"), ExitFailed},
-		{"only a should failure and a not-checked", mk(true, false, "should:fail", "must:not-checked"), ExitFailed}, // nothing passed
+		// A failed should check is a judged outcome: warnings alone are
+		// conformant without strict, as the fuzz run that found them said.
+		{"warnings alone, nothing passed", mk(true, false, "should:fail", "should:fail"), ExitOK},
+		{"warnings alone, nothing passed, strict", mk(true, true, "should:fail", "should:fail"), ExitFailed},
+		{"only a should failure and a not-checked", mk(true, false, "should:fail", "must:not-checked"), ExitOK},
+		{"only a should failure and a not-checked, strict", mk(true, true, "should:fail", "must:not-checked"), ExitFailed},
+		{"only not-checked, strict", mk(true, true, "must:not-checked"), ExitFailed},
 		{"incomplete with a should failure", mk(false, false, "must:pass", "should:fail"), ExitIncomplete},
 	}
 	for _, tt := range tests {

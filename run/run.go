@@ -96,7 +96,7 @@ func Prepare(def *check.Definition, spec check.Spec, o Options) (*Plan, error) {
 	if p.flaky, err = readBaseline(o.KnownFlaky, o.MaxFileSize, loaded.Suite.Checks); err != nil {
 		return nil, err
 	}
-	p.Spec.Env = loaded.ChildEnv(spec.Env)
+	p.Spec.Env = loaded.ChildEnv(spec.Env, spec.UserEnv)
 	p.Spec.Trace, p.Spec.Flags = o.Trace, o.Flags
 	if o.Timeout > 0 {
 		p.Spec.Timeout = o.Timeout

@@ -175,6 +175,22 @@ func TestShouldFailuresAloneAreWarnings(t *testing.T) {
 	if got := only(true); got != report.ExitFailed {
 		t.Errorf("the same run under strict exits %d, want 1", got)
 	}
+	// Nothing passed and every check ran: a corpus of should-level
+	// findings replays as fuzz judged it, conformant with warnings.
+	for _, strict := range []bool{false, true} {
+		plan, err := run.Prepare(&toy, check.Spec{Mode: "lower"}, run.Options{Run: []string{"toy/should/**"}, Strict: strict})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := plan.Execute(context.Background())
+		want := report.ExitOK
+		if strict {
+			want = report.ExitFailed
+		}
+		if n := res.Run.Counts(); n != (check.Counts{Warn: 1}) || res.ExitCode() != want || res.Report.Conformant != !strict {
+			t.Errorf("warnings alone (strict %v): counts %+v, exit %d (want %d), conformant %v", strict, n, res.ExitCode(), want, res.Report.Conformant)
+		}
+	}
 }
 
 func TestUnstartableIsIncomplete(t *testing.T) {

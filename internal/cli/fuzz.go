@@ -129,7 +129,7 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 		var out []fuzz.Impl
 		for _, m := range ms {
 			if m.Spec.URL == "" {
-				m.Spec.Dir, m.Spec.Env, m.Spec.Stderr = o.dir, env, termsafe.NewWriter(e.stderr, m.Name+": ")
+				m.Spec.Dir, m.Spec.Env, m.Spec.UserEnv, m.Spec.Stderr = o.dir, env, o.env, termsafe.NewWriter(e.stderr, m.Name+": ")
 			}
 			out = append(out, fuzz.Impl{Name: m.Name, Spec: m.Spec})
 		}
@@ -143,7 +143,7 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 	}
 	spec := check.Spec{Argv: o.argv, URL: o.url, Mode: o.mode}
 	if len(o.argv) > 0 {
-		spec.Dir, spec.Env, spec.Stderr = o.dir, env, termsafe.NewWriter(e.stderr, "adapter: ")
+		spec.Dir, spec.Env, spec.UserEnv, spec.Stderr = o.dir, env, o.env, termsafe.NewWriter(e.stderr, "adapter: ")
 	}
 	return []fuzz.Impl{{Spec: spec}}, nil
 }

@@ -56,7 +56,7 @@ func runMatrix(ctx context.Context, e *env, def *check.Definition, o *runOptions
 	}
 	for i := range impls {
 		if impls[i].Spec.URL == "" {
-			impls[i].Spec.Dir, impls[i].Spec.Env = o.dir, o.childEnv()
+			impls[i].Spec.Dir, impls[i].Spec.Env, impls[i].Spec.UserEnv = o.dir, o.childEnv(), o.env
 			if o.adapterStderr != "quiet" {
 				impls[i].Spec.Stderr = sink.Writer(impls[i].Name + ": ")
 			}

@@ -204,7 +204,7 @@ func (o *runOptions) spec(e *env, def *check.Definition) check.Spec {
 	if def.Live {
 		who = "provider: "
 	}
-	return check.Spec{Argv: o.argv, URL: o.url, Dir: o.dir, Env: o.childEnv(), Mode: o.mode, Stderr: o.stderrSink(e, who)}
+	return check.Spec{Argv: o.argv, URL: o.url, Dir: o.dir, Env: o.childEnv(), UserEnv: o.env, Mode: o.mode, Stderr: o.stderrSink(e, who)}
 }
 
 // addAdapterStderr declares --adapter-stderr on f.

@@ -354,7 +354,7 @@ func (vd *validation) someItem(s *Schema, v *canon.Value, quiet bool) bool {
 func (vd *validation) str(s *Schema, str string, quiet bool) bool {
 	ok := true
 	if s.minLen >= 0 || s.maxLen >= 0 {
-		n := codePoints(str)
+		n := canon.CodePoints(str)
 		if s.minLen >= 0 && n < s.minLen {
 			if vd.fail(quiet, "minLength"); quiet {
 				return false
@@ -479,18 +479,6 @@ func (vd *validation) branches(list []*Schema, v *canon.Value, keyword string) {
 		vd.apply(x, v, false)
 	}
 	vd.failAt(false, mark, keyword)
-}
-
-// codePoints counts the code points of s, a lone surrogate (held as its
-// 3-byte WTF-8 form) as one.
-func codePoints(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		_, size := canon.DecodeRune(s[i:])
-		i += size
-		n++
-	}
-	return n
 }
 
 // isRegex is format "regex": an ECMA-262 regular expression.

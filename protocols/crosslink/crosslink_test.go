@@ -48,6 +48,11 @@ func TestDecodeMessage(t *testing.T) {
 		{"ping infinite", `{"v":"1.0","t":"ping","ts":-1e999}`, CodeInvalidMessage, "ping-ts"},
 		{"hello app 256 units", `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat("😂", 128) + `"}`, "", ""},
 		{"hello app 258 units", `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat("😂", 129) + `"}`, CodeInvalidMessage, "hello-app"},
+		// A lone surrogate escape is one UTF-16 code unit, as String.length
+		// counts it, not the three bytes it is held in.
+		{"hello app 86 lone surrogates", `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat(`\ud800`, 86) + `"}`, "", ""},
+		{"hello app 256 lone surrogates", `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat(`\udc00`, 256) + `"}`, "", ""},
+		{"hello app 257 lone surrogates", `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat(`\ud800`, 257) + `"}`, CodeInvalidMessage, "hello-app"},
 		{"hello_ok", `{"v":"1.0","t":"hello_ok","version":"10.20"}`, "", ""},
 	}
 	for _, tt := range tests {

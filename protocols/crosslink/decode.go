@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
@@ -218,21 +217,14 @@ func (f fields) versions() error {
 }
 
 func (f fields) appID() error {
-	// The reference measures String.length: UTF-16 code units.
+	// The reference measures String.length: UTF-16 code units, a lone
+	// surrogate escape one (not the three bytes it is stored in).
 	m, ok := f.msg.Lookup("appId")
 	if !ok || m.Kind != canon.String {
 		return invalid("hello-app")
 	}
-	if n := utf16Len(m.Str); n < 1 || n > 256 {
+	if n := canon.UTF16Len(m.Str); n < 1 || n > 256 {
 		return invalid("hello-app")
 	}
 	return nil
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
 }

@@ -328,8 +328,9 @@ func lowerSignature(lease canon.Value) canon.Value {
 
 // widen returns the grant with the declared paths and hosts a broken
 // containment also keeps: tested backwards, the declared entry read as a
-// pattern over a parent entry (narrow-wildcard-reversed), or dir/**
-// containing anything whose text starts with dir (narrow-path-prefix).
+// pattern over a parent entry (narrow-wildcard-reversed), dir/**
+// containing anything whose text starts with dir (narrow-path-prefix), or
+// *.domain any host that ends in .domain (narrow-host-suffix).
 // Declared order is kept, as the honest grant keeps it.
 func widen(granted, declared, parent canon.Value, m Mode) canon.Value {
 	dAllow, _ := declared.Lookup("allow")
@@ -354,7 +355,8 @@ func widen(granted, declared, parent canon.Value, m Mode) canon.Value {
 				keep := slices.Contains(honest, c)
 				for _, p := range parents {
 					keep = keep || m.narrowReversed && matchesBackwards(c, p, isHost) ||
-						m.narrowPrefix && !isHost && strings.HasSuffix(p, "/**") && strings.HasPrefix(c, strings.TrimSuffix(p, "/**"))
+						m.narrowPrefix && !isHost && strings.HasSuffix(p, "/**") && strings.HasPrefix(c, strings.TrimSuffix(p, "/**")) ||
+						m.hostSuffix && isHost && strings.HasPrefix(p, "*.") && strings.HasSuffix(c, p[1:]) && !strings.Contains(c, "*")
 				}
 				if keep {
 					kept = append(kept, canon.Value{Kind: canon.String, Str: c})

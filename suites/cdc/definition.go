@@ -40,8 +40,10 @@ or a schema, each where the chosen corpus's fixtures, schemas and SPEC hold
 what it rests on: patterns read as ECMA-262 (a final line feed, non-ASCII
 digits, Unicode white space), lengths in code points, integers written
 200.0, unknown members deep in several shapes, an upper-case signature,
-wildcards wider than the parent's grant, numbers at the exponent
-boundaries. --no-supplement leaves it out.
+wildcards wider than the parent's grant, a host wildcard that reaches more
+than one label, numbers at the exponent boundaries. Where a rejection is
+reported (<case>/path) is checked in the 1.2 layout only: the 1.0 SPEC has
+no such rule. --no-supplement leaves it out.
 
 Levels: every check is a must but three kinds. A canonical vector holding a
 lone surrogate is a may in the 1.2 layout (RFC 8785, which governs there,

@@ -81,16 +81,24 @@ func TestEmbeddedRelease(t *testing.T) {
 	if err != nil || onDisk.Digest != l.Suite.CorpusDigest {
 		t.Fatalf("the materialised corpus %s: %v (digest %s, want %s)", dir, err, onDisk.Digest, l.Suite.CorpusDigest)
 	}
-	// A second load reuses the directory; a corrupted copy is replaced.
+	// A second load reuses the directory.
+	if l2, err := Definition.Load(check.LoadOptions{}); err != nil || l2.Hello["corpus"] != dir {
+		t.Fatalf("second load: %v, %v", err, l2.Hello)
+	}
+	// A corrupted copy is left as it is (another run may be reading it) and
+	// a new one written beside it.
 	if err := os.WriteFile(filepath.Join(dir, "schemas", "agent-lease.schema.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l2, err := Definition.Load(check.LoadOptions{})
-	if err != nil || l2.Hello["corpus"] != dir {
-		t.Fatalf("second load: %v, %v", err, l2.Hello)
+	l3, err := Definition.Load(check.LoadOptions{})
+	if err != nil || l3.Hello["corpus"] != dir+"-1" {
+		t.Fatalf("third load: %v, %v", err, l3.Hello)
 	}
-	if d, err := corpus.OpenDir(dir, 0); err != nil || d.Digest != l.Suite.CorpusDigest {
-		t.Errorf("a corrupted copy was not replaced: %v", err)
+	if d, err := corpus.OpenDir(dir+"-1", 0); err != nil || d.Digest != l.Suite.CorpusDigest {
+		t.Errorf("the new copy does not verify: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "schemas", "agent-lease.schema.json")); err != nil || string(b) != "{}" {
+		t.Errorf("the corrupted copy was touched: %q, %v", b, err)
 	}
 	h, err := l.Reference("")
 	if err != nil {

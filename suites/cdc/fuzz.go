@@ -72,7 +72,7 @@ var fuzzSpec = check.FuzzSpec{
 var FuzzModes = []string{
 	"unsorted", "ascii-escape", "codepoint-order", "html-escape", "go-float",
 	"float-repr", "float-exponent-16", "negative-zero",
-	"narrow-no-clamp", "narrow-no-union", "narrow-passthrough", "narrow-wildcard-reversed", "narrow-path-prefix",
+	"narrow-no-clamp", "narrow-no-union", "narrow-passthrough", "narrow-wildcard-reversed", "narrow-path-prefix", "narrow-host-suffix",
 }
 
 var fuzzJSON = fuzz.JSON{Scalars: true, Space: true, MaxDepth: 128, Key: fuzzKey}
@@ -347,7 +347,7 @@ func wellFormedManifest(m canon.Value) bool {
 	name, ok1 := member(agent, "name", canon.String)
 	kind, ok2 := member(agent, "kind", canon.String)
 	runtime, ok3 := member(agent, "runtime_agent", canon.String)
-	if !ok1 || !ok2 || !ok3 || name.Str == "" || utf8.RuneCountInString(name.Str) > 120 ||
+	if !ok1 || !ok2 || !ok3 || name.Str == "" || canon.CodePoints(name.Str) > 120 ||
 		!slices.Contains(fuzzKinds, kind.Str) || !slices.Contains(fuzzRuntimes, runtime.Str) {
 		return false
 	}
@@ -356,7 +356,7 @@ func wellFormedManifest(m canon.Value) bool {
 	}
 	intent, ok := member(m, "intent", canon.Object)
 	purpose, ok2 := member(intent, "purpose", canon.String)
-	if !ok || !ok2 || purpose.Str == "" || utf8.RuneCountInString(purpose.Str) > 500 {
+	if !ok || !ok2 || purpose.Str == "" || canon.CodePoints(purpose.Str) > 500 {
 		return false
 	}
 	allow, ok := member(m, "allow", canon.Object)

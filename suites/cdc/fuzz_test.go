@@ -125,6 +125,12 @@ func TestWellFormedManifest(t *testing.T) {
 		{"a fractional depth", `"depth":2`, `"depth":2.5`, false},
 		{"depth above 16", `"depth":2`, `"depth":17`, false},
 		{"an unknown kind", `"native"`, `"robot"`, false},
+		// Lengths in code points, as the schema's maxLength counts them: a
+		// lone surrogate escape is one, not the three bytes it is held in.
+		{"a name of 120 lone surrogates", `"name":"w"`, `"name":"` + strings.Repeat(`\ud800`, 120) + `"`, true},
+		{"a name of 121 lone surrogates", `"name":"w"`, `"name":"` + strings.Repeat(`\ud800`, 121) + `"`, false},
+		{"a purpose of 500 lone surrogates", `"purpose":"p"`, `"purpose":"` + strings.Repeat(`\udc00`, 500) + `"`, true},
+		{"a purpose of 501 characters", `"purpose":"p"`, `"purpose":"` + strings.Repeat("é", 501) + `"`, false},
 	} {
 		text := good
 		if tt.from != "" || tt.to != "" {

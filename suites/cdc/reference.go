@@ -51,6 +51,7 @@ type Mode struct {
 	verifyAnyCase  bool      // verify compares the bytes the signature's hex decodes to
 	narrowReversed bool      // containment also tested backwards, child as the pattern
 	narrowPrefix   bool      // dir/** contains anything whose text starts with dir
+	hostSuffix     bool      // *.domain contains every host ending in .domain, at any depth
 	floats         floatForm // how numbers with a fraction or exponent are written
 }
 
@@ -89,6 +90,7 @@ var Modes = []Mode{
 	{Name: "verify-any-case", Doc: "verify compares the bytes the signature's hex decodes to, so an upper-case signature verifies", verifyAnyCase: true},
 	{Name: "narrow-wildcard-reversed", Doc: "narrow also keeps a declared host or path that, read as a pattern, matches a parent entry: containment tested backwards", narrowReversed: true},
 	{Name: "narrow-path-prefix", Doc: "narrow reads dir/** as containing anything whose text starts with dir, separator or not", narrowPrefix: true},
+	{Name: "narrow-host-suffix", Doc: "narrow reads *.example.com as containing every host that ends in .example.com, a.b.example.com too, not a single label only", hostSuffix: true},
 	{Name: "float-repr", Doc: "canonical numbers written with a fraction or exponent come out as Python's repr writes floats (1.0, 1e+16, 1e-05), the exponent's leading zeros dropped", floats: floatRepr},
 	{Name: "float-exponent-16", Doc: "canonical numbers switch to exponent form from 1e16 and below 1e-4, as Python's repr does, integral values below 1e16 written as integers", floats: floatExponent16},
 	{Name: "negative-zero", Doc: "canonical numbers keep the sign of zero: -0, as Go's strconv writes it, where ECMAScript writes 0", floats: floatNegativeZero},
@@ -332,7 +334,7 @@ func (h *Handler) narrow(declared, parent canon.Value) (canon.Value, []string) {
 	if len(refusals) > 0 {
 		return granted, refusals
 	}
-	if m.narrowReversed || m.narrowPrefix {
+	if m.narrowReversed || m.narrowPrefix || m.hostSuffix {
 		return widen(granted, declared, parent, m), nil
 	}
 	if !(m.narrowNoClamp || m.narrowNoUnion) {

@@ -480,8 +480,11 @@ func (cp *Corpus) supplementChecks(sc SupplementCase) []check.Check {
 		return []check.Check{supVerifyCheck(id, what, sc, base, cp.Key, value)}
 	}
 	out := []check.Check{supValidateCheck(id, what, sc, base, shape, value)}
-	if sc.Path != nil {
-		out = append(out, supPathCheck(id+"/path", what, sc, base, shape, value))
+	// Where a rejection is reported is a rule of the 1.2 layout's SPEC
+	// (§9, item 5, from 1.1 on); the 1.0 SPEC has none, and its corpus no
+	// path checks: there the case's path is not checked.
+	if cl := clausesOf(cp.Release); sc.Path != nil && cl.path != "" {
+		out = append(out, supPathCheck(id+"/path", what, sc, base, shape, value, cl.path))
 	}
 	return out
 }
@@ -538,10 +541,12 @@ func supValidateCheck(id, what string, sc SupplementCase, base, shape string, va
 	}
 }
 
-func supPathCheck(id, what string, sc SupplementCase, base, shape string, value canon.Value) check.Check {
+// supPathCheck is the check that a case's rejection is at its path, on
+// the clause of the layout's rejection-path rule.
+func supPathCheck(id, what string, sc SupplementCase, base, shape string, value canon.Value, pathClause string) check.Check {
 	want := *sc.Path
 	return check.Check{
-		ID: id, Level: sc.Level, Clause: sc.Clause,
+		ID: id, Level: sc.Level, Clause: pathClause + "; the rejection: " + sc.Clause,
 		Doc:     "the rejection of supplement/" + sc.Name + " is at " + want,
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <%s>}\nexpects: one of the errors at instance path %s", shape, base, want),

@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,6 +38,9 @@ const (
 	specAdditive = "Within a major version, changes are **additive only**: new optional fields **MAY** be added"
 	specContain  = "Containment is deliberately conservative. An implementation **MUST** implement at least these cases and **MUST** treat anything else as not contained"
 	specNoMore   = "A child **MUST NOT** hold any capability its parent lacks."
+	// The §5.1 host sentence and §4.4's wildcard label (schema set 1.2).
+	specHostsContain = "For hosts, `*` contains everything and `*.example.com` contains `api.example.com`, per §4.4."
+	specHostLabel    = "optionally a single leading `*.` label"
 )
 
 // The schema patterns the cases rest on, as the schemas spell them.
@@ -173,6 +177,35 @@ func narrowing(name, doc, clause string, parent, declared, kept [5][]string) Sup
 	return SupplementCase{Name: "narrowing/" + name, Doc: doc, Level: check.Must, Clause: clause,
 		Requires: Requirements{Vectors: "narrowing", Spec: []string{specContain, specNoMore}}, Op: OpNarrow,
 		Declared: manifest(false, declared), Parent: manifest(true, parent), Granted: grant(kept)}
+}
+
+// promote makes a case of a finding of referee fuzz: vector is its entry
+// as the fuzz corpus holds it (DIR/conformance/narrowing-vectors.json or
+// canonical-vectors.json), pasted as it stands; the case gets its own name
+// and doc, the level and clause of the rule the finding breaks, and the
+// SPEC sentences that clause quotes, which a corpus must hold for the case
+// to apply (a narrowing case needs the corpus's narrowing step too). Its
+// expectation is the reference's: check it against the clause first.
+func promote(name, doc string, level check.Level, clause string, spec []string, vector string) SupplementCase {
+	c := SupplementCase{Name: name, Doc: doc, Level: level, Clause: clause, Requires: Requirements{Spec: spec}}
+	var v struct {
+		NarrowVector
+		Value     json.RawMessage `json:"value"`
+		Canonical *string         `json:"canonical"`
+	}
+	if err := json.Unmarshal([]byte(vector), &v); err != nil {
+		panic(fmt.Sprintf("promote %s: %v", name, err))
+	}
+	switch {
+	case v.Declared != nil && v.Parent != nil:
+		c.Op, c.Declared, c.Parent, c.Granted, c.Refusals = OpNarrow, v.Declared, v.Parent, v.Granted, v.Refusals
+		c.Requires.Vectors = "narrowing"
+	case v.Value != nil && v.Canonical != nil:
+		c.Op, c.Value, c.Canonical = OpCanonicalise, v.Value, v.Canonical
+	default:
+		panic(fmt.Sprintf("promote %s: neither a narrowing nor a canonical vector", name))
+	}
+	return c
 }
 
 // tools are the allow.tools of every narrowing case: one tool kept, so
@@ -312,6 +345,12 @@ func supplementCases() []SupplementCase {
 		parentAllow([]string{"**"}, []string{"src/**"}, []string{"*.example.com"}),
 		declAllow([]string{"src/**"}, []string{"src/**"}, []string{"*", "docs.example.com"}),
 		declAllow([]string{"src/**"}, []string{"src/**"}, []string{"docs.example.com"})))
+	// Promoted from referee fuzz (seed 1, input 146, narrow-host-suffix):
+	// the vector as DIR/conformance/narrowing-vectors.json holds it.
+	add(promote("narrowing/host-wildcard-one-label", "a declared a.b.example.com under a parent granted *.example.com is dropped: the wildcard is one label", check.Must,
+		containment+` §5.1: "For hosts, * contains everything and *.example.com contains api.example.com, per §4.4"; §4.4 allows "optionally a single leading *. label": the wildcard stands for one label, so *.example.com contains api.example.com but not a.b.example.com, which is "anything else" and not contained.`,
+		[]string{specContain, specNoMore, specHostsContain, specHostLabel},
+		`{"name":"fuzz-f2093dbdd941","why":"found by referee fuzz","parent":{"schema_version":"1.0","agent":{"name":"parent","kind":"external","runtime_agent":"claude-code"},"intent":{"purpose":"Implement task 2.1 within its file scope."},"allow":{"tools":["cdf_read_steering"],"read_paths":["src/**"],"write_paths":["lib/*.ts","src"],"hosts":["*.example.com","127.0.0.1"],"commands":["node","python3","claude"]},"deny":{"commands":[],"paths":["~/.ssh/**"],"hosts":[]},"budget":{"depth":5},"approvals":[]},"declared":{"schema_version":"1.0","agent":{"name":"worker","kind":"external","runtime_agent":"gemini-code-assist"},"intent":{"purpose":"Implement task 2.1 within its file scope."},"allow":{"tools":["cdf_read_steering"],"read_paths":[],"write_paths":[],"hosts":["a.b.example.com","127.0.0.1"],"commands":[]},"deny":{"commands":[],"paths":[],"hosts":[]},"budget":{},"approvals":[]},"granted":{"schema_version":"1.0","agent":{"name":"worker","kind":"external","runtime_agent":"gemini-code-assist"},"intent":{"purpose":"Implement task 2.1 within its file scope."},"allow":{"tools":["cdf_read_steering"],"read_paths":[],"write_paths":[],"hosts":["127.0.0.1"],"commands":[]},"deny":{"commands":[],"paths":["~/.ssh/**"],"hosts":[]},"budget":{"depth":4},"approvals":[]}}`))
 	add(narrowing("path-glob-wider-than-parent-glob", "declared src/** and src/* under a parent granted src/*.ts are dropped",
 		containment+` "any other glob" contains "only the identical glob" (§5.1): src/*.ts contains neither src/** nor src/*.`,
 		parentAllow([]string{"**"}, []string{"src/*.ts"}, nil),
@@ -339,6 +378,40 @@ func supplementCases() []SupplementCase {
 		Value:     json.RawMessage(`{"e16":1e16,"e20":1E20,"e-5":0.00001,"e-6":0.000001,"e-6b":1.5e-6}`),
 		Canonical: ptr(`{"e-5":0.00001,"e-6":0.000001,"e-6b":0.0000015,"e16":10000000000000000,"e20":100000000000000000000}`)})
 	return cs
+}
+
+// TestPromote: a fuzz corpus's vector becomes a case of its op, with the
+// name, doc, level, clause and SPEC sentences it is given, well formed.
+func TestPromote(t *testing.T) {
+	canon := promote("canonical/x", "d", check.Should, "c", []string{"s"},
+		`{"name":"fuzz-0","why":"found by referee fuzz","value":{"b":1E2,"a":"\ud800"},"canonical":"{\"a\":\"\\ud800\",\"b\":100}","sha256":"00"}`)
+	refused := promote("narrowing/x", "d", check.Must, "c", nil,
+		`{"name":"fuzz-1","why":"found by referee fuzz","parent":{"p":1},"declared":{"d":1},"refusals":["R2"]}`)
+	for _, tt := range []struct {
+		c    SupplementCase
+		op   string
+		want string
+	}{
+		{canon, OpCanonicalise, `{"a":"\ud800","b":100}`},
+		{refused, OpNarrow, "R2"},
+	} {
+		if err := tt.c.wellFormed(); err != nil {
+			t.Errorf("%s: %v", tt.c.Name, err)
+		}
+		got := ""
+		if tt.c.Canonical != nil {
+			got = *tt.c.Canonical
+		} else if len(tt.c.Refusals) == 1 {
+			got = tt.c.Refusals[0]
+		}
+		if tt.c.Op != tt.op || got != tt.want {
+			t.Errorf("%s: op %s, expectation %q; want %s, %q", tt.c.Name, tt.c.Op, got, tt.op, tt.want)
+		}
+	}
+	if canon.Level != check.Should || canon.Requires.Spec[0] != "s" || canon.Requires.Vectors != "" || refused.Requires.Vectors != "narrowing" ||
+		string(refused.Declared) != `{"d":1}` || refused.Granted != nil {
+		t.Errorf("promoted: %+v\n%+v", canon, refused)
+	}
 }
 
 // supplementDocument renders the cases as supplement.json.

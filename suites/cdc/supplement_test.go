@@ -40,7 +40,7 @@ var appliesTo = map[string][]string{
 		"unknown/cdi-assessment.dimensions/tolerated", "unknown/cdi-assessment.dimensions/kept",
 		"unknown/lease-record.lease.manifest.agent/tolerated", "unknown/lease-record.lease.manifest.agent/kept",
 		"signatures/upper-case-signature",
-		"narrowing/host-wildcard-under-literal", "narrowing/host-star-under-wildcard", "narrowing/path-glob-wider-than-parent-glob",
+		"narrowing/host-wildcard-under-literal", "narrowing/host-star-under-wildcard", "narrowing/host-wildcard-one-label", "narrowing/path-glob-wider-than-parent-glob",
 		"narrowing/path-star-star-under-dir", "narrowing/path-sibling-prefix",
 		"canonical/integral-floats", "canonical/exponent-boundaries",
 	},
@@ -80,6 +80,62 @@ func TestSupplementApplies(t *testing.T) {
 	for _, sc := range sup.Cases {
 		if !used[sc.Name] {
 			t.Errorf("case %s applies to neither corpus", sc.Name)
+		}
+	}
+}
+
+// TestSupplementPathsFollowTheLayout: a supplement check takes the level
+// its corpus's SPEC gives it. Where a rejection is reported is a rule of
+// the 1.2 SPEC (§9, item 5) alone: on the 1.2.1 corpus each case with a
+// path has its /path check, a must on that clause; on the embedded 1.0.2,
+// whose SPEC has no such rule and whose own fixtures get no path check,
+// none is run.
+func TestSupplementPathsFollowTheLayout(t *testing.T) {
+	sup, err := EmbeddedSupplement()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withPath := 0
+	for _, sc := range sup.Cases {
+		if sc.Path != nil {
+			withPath++
+		}
+	}
+	for _, tt := range []struct {
+		name, dir string
+		paths     bool
+	}{{"1.0.2", "", false}, {"1.2.1", sharedCorpus(t), true}} {
+		var c *corpus.Corpus
+		if tt.dir == "" {
+			c, err = Embedded()
+		} else {
+			c, err = corpus.OpenDir(tt.dir, 0)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, err := ReadCorpus(c, tt.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, ch := range append(cp.Checks(), cp.SupplementChecks(sup)...) {
+			if !strings.HasSuffix(ch.ID, "/path") {
+				continue
+			}
+			if !tt.paths {
+				t.Errorf("%s: %s is run, but the 1.0 SPEC has no rejection-path rule", tt.name, ch.ID)
+				continue
+			}
+			if strings.HasPrefix(ch.ID, supplementPrefix) {
+				n++
+				if ch.Level != check.Must || !strings.HasPrefix(ch.Clause, clauses12.path) {
+					t.Errorf("%s: %s is %s on %q, want a must on SPEC 1.2 §9, item 5", tt.name, ch.ID, ch.Level, ch.Clause)
+				}
+			}
+		}
+		if tt.paths && (n == 0 || n > withPath) {
+			t.Errorf("%s: %d supplement path checks of %d cases with a path", tt.name, n, withPath)
 		}
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/internal/lazy"
@@ -298,9 +296,9 @@ func (h *Handler) checkFrame(v canon.Value) []cgp.Violation {
 		if g.Content != nil {
 			switch r {
 			case costUTF16:
-				want, unit = uint32((len(utf16.Encode([]rune(*g.Content)))+3)/4), "UTF-16 code units"
+				want, unit = uint32((canon.UTF16Len(*g.Content)+3)/4), "UTF-16 code units"
 			case costCodePoints:
-				want, unit = uint32((utf8.RuneCountInString(*g.Content)+3)/4), "code points"
+				want, unit = uint32((canon.CodePoints(*g.Content)+3)/4), "code points"
 			case costFloor:
 				want = uint32(len(*g.Content) / 4)
 			}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
@@ -199,9 +198,9 @@ const (
 func (pv *ProvenanceVectors) linkNotes(l cgp.Link) func(string) []string {
 	return func(got string) []string {
 		switch got {
-		case hex.EncodeToString(encodeWith(l, utf16Len)):
+		case hex.EncodeToString(encodeWith(l, canon.UTF16Len)):
 			return []string{"the length prefixes count UTF-16 code units (JavaScript's String length)" + pv.trapText(), noteEncoding}
-		case hex.EncodeToString(encodeWith(l, utf8.RuneCountInString)):
+		case hex.EncodeToString(encodeWith(l, canon.CodePoints)):
 			return []string{"the length prefixes count code points (Python's len)" + pv.trapText(), noteEncoding}
 		}
 		return []string{noteEncoding}

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
@@ -209,7 +207,7 @@ func readProvenance(c *corpus.Corpus, path string) (*ProvenanceVectors, error) {
 		if !ok || s.Kind != canon.String {
 			return nil, bad(key, "the unicode link has no string %s", m.Key)
 		}
-		t := LengthTrap{Field: m.Key, UTF8: len(s.Str), CodePoints: utf8.RuneCountInString(s.Str), UTF16Units: utf16Len(s.Str)}
+		t := LengthTrap{Field: m.Key, UTF8: len(s.Str), CodePoints: canon.CodePoints(s.Str), UTF16Units: canon.UTF16Len(s.Str)}
 		for k, n := range map[string]int{"utf8_bytes": t.UTF8, "code_points": t.CodePoints, "utf16_code_units": t.UTF16Units} {
 			if f[k].Kind != canon.Number || f[k].Num != strconv.Itoa(n) {
 				return nil, bad(key+"."+k, "is %s; %q has %d", f[k].String(), s.Str, n)
@@ -536,5 +534,3 @@ func encodeWith(l cgp.Link, n func(string) int) []byte {
 func appendLenPrefixed(b []byte, s string, n func(string) int) []byte {
 	return append(binary.BigEndian.AppendUint32(b, uint32(n(s))), s...)
 }
-
-func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }

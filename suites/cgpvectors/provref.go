@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
@@ -222,9 +221,9 @@ func (h *Handler) readFrame(v canon.Value, where string) (provFrame, *adapter.Er
 func (h *Handler) strLen(s string) int {
 	switch h.mode.prov.link {
 	case linkUTF16:
-		return utf16Len(s)
+		return canon.UTF16Len(s)
 	case linkCodePoints:
-		return utf8.RuneCountInString(s)
+		return canon.CodePoints(s)
 	}
 	return len(s)
 }

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
@@ -109,8 +108,8 @@ var brokenModes = &lazy.Value[map[string]broken]{New: func() map[string]broken {
 		"parse-as-invalid":         {parseAsInvalid: true},
 		"drop-envelope":            {dropEnvelope: true},
 		"python-regex":             {pythonRegex: true},
-		"codepoint-length":         {appIDLength: utf8.RuneCountInString},
-		"utf8-length":              {appIDLength: func(s string) int { return len(s) }},
+		"codepoint-length":         {appIDLength: canon.CodePoints},
+		"utf8-length":              {appIDLength: func(s string) int { return len(s) }}, // a lone surrogate is 3 bytes, as U+FFFD is
 		"numeric-version":          {numericVersion: true},
 		"case-insensitive-members": {foldCase: true},
 		"utf16-length-prefix":      {utf16Prefix: true},
@@ -471,12 +470,19 @@ func pythonView(v canon.Value) canon.Value {
 	}
 	py := func(s string) string {
 		s = strings.TrimSuffix(s, "\n")
-		return strings.Map(func(r rune) rune {
+		// Character by character, a lone surrogate (3 bytes) one of them,
+		// as Python's str holds it.
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			r, n := canon.DecodeRune(s[i:])
 			if r > unicode.MaxASCII && unicode.IsDigit(r) {
-				return '0'
+				b.WriteByte('0')
+			} else {
+				b.WriteString(s[i : i+n])
 			}
-			return r
-		}, s)
+			i += n
+		}
+		return b.String()
 	}
 	v.Members = slices.Clone(v.Members)
 	for i, m := range v.Members {

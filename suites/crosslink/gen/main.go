@@ -142,6 +142,8 @@ var decodes = []struct{ name, doc, utf8, hex string }{
 	{name: "duplicate-version-last-wins", doc: "of two v members the last wins: 99 then 1.0 is version 1.0", utf8: `{"v":"99","v":"1.0","t":"bye"}`},
 	{name: "chunk-index-exponent", doc: "n = 1E2 is the integer 100 (Number.isInteger), though not an integer lexeme", utf8: `{"v":"1.0","t":"chunk","i":"AAAAAAAAAAAAAAAA","n":1E2,"d":null}`},
 	{name: "app-id-256-units", doc: "an appId of 128 astral characters is 256 UTF-16 code units, the most allowed (512 UTF-8 bytes)", utf8: `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat("😀", 128) + `"}`},
+	{name: "app-id-86-lone-surrogates", doc: "an appId of 86 lone surrogate escapes is 86 UTF-16 code units (String.length), though its escapes decode to 258 bytes of generalised UTF-8", utf8: `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat(`\ud800`, 86) + `"}`},
+	{name: "app-id-256-lone-surrogates", doc: "an appId of 256 lone surrogate escapes is 256 UTF-16 code units, the most allowed", utf8: `{"v":"1.0","t":"hello","versions":["1.0"],"deviceId":"cd1_0123456789abcdef0123456789abcdef","appId":"` + strings.Repeat(`\udc00`, 256) + `"}`},
 }
 
 // limits are the frame-size cases.
