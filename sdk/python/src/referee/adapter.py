@@ -346,7 +346,9 @@ class HTTPAdapter:
         self.server = _Server(("127.0.0.1", 0), _Handler)
         self.server.dispatcher = dispatcher
         self.url = "http://127.0.0.1:%d/" % self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, name="referee-adapter-http", daemon=True)
+        # shutdown() waits for the loop to poll again: a short poll ends a run at once.
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
+                                       name="referee-adapter-http", daemon=True)
 
     def __enter__(self):
         self.thread.start()

@@ -322,13 +322,27 @@ def run_conformance(suite, adapter=None, **options):
                                 concurrency=options.get("concurrency") or 1, suite=suite)
         with HTTPAdapter(dispatcher) as http:
             argv += ["--url", http.url]
-            return _execute(argv, binary)
+            return _execute(argv, binary, suite)
     if adapter is not None:
         argv += ["--"] + _command(adapter)
-    return _execute(argv, binary)
+    return _execute(argv, binary, suite)
 
 
-def _execute(argv, binary):
+def _unknown_suite(binary, suite):
+    """referee's own message when `suite` is not one of its suites, else None.
+
+    With an unknown suite, `referee run SUITE --format json` reads SUITE as an argument
+    and complains of the flag; `referee list SUITE` names the suite and the known ones.
+    """
+    try:
+        out = subprocess.run([binary, "list", suite], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stderr.decode("utf-8", "replace").strip() if out.returncode == 2 else None
+
+
+def _execute(argv, binary, suite):
     try:
         proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:
@@ -336,7 +350,10 @@ def _execute(argv, binary):
     stderr = proc.stderr.decode("utf-8", "replace")
     code = proc.returncode
     if code == 2:
-        raise UsageError("referee refused the run (exit 2):\n%s" % _tail(stderr), 2, stderr)
+        message = _tail(stderr)
+        if "unknown flag" in stderr:
+            message = _unknown_suite(binary, suite) or message
+        raise UsageError("referee refused the run (exit 2):\n%s" % message, 2, stderr)
     if code not in (0, 1, 3):
         raise RefereeError("referee ended with status %d and no verdict:\n%s" % (code, _tail(stderr)))
     if not proc.stdout.strip():
