@@ -275,8 +275,9 @@ def serve_adapter(ops, name=None, version="", concurrency=1, suite=None, stdin=N
     lock = threading.Lock()
 
     def emit(line):
+        reply = dispatcher.reply(line) + b"\n"  # outside the lock: other requests run meanwhile
         with lock:
-            out.write(dispatcher.reply(line) + b"\n")
+            out.write(reply)
             out.flush()
 
     pool = ThreadPoolExecutor(max_workers=concurrency) if concurrency > 1 else None

@@ -57,7 +57,7 @@ class Check:
     """One check of a report: its ID, status, level, reason and evidence (`raw` is the JSON)."""
 
     __slots__ = ("raw", "id", "status", "level", "outcome", "reason", "expected", "actual",
-                 "evidence", "known", "duration_ms")
+                 "evidence", "known", "duration_ms", "repro")
 
     def __init__(self, raw):
         self.raw = raw
@@ -71,6 +71,7 @@ class Check:
         self.evidence = raw.get("evidence") or {}
         self.known = raw.get("known")
         self.duration_ms = raw.get("duration_ms", 0)
+        self.repro = self.evidence.get("repro")  # one shell command that repeats the check
 
     @property
     def passed(self):
@@ -115,8 +116,8 @@ class Check:
             tail = stderr.rstrip("\n").split("\n")[-5:]
             lines.append("stderr (last %d lines):" % len(tail))
             lines.extend("  " + _show(t) for t in tail)
-        if ev.get("repro"):
-            lines.append("repro: " + _show(ev["repro"], 4000))
+        if self.repro:
+            lines.append("repro: " + _show(self.repro, 4000))
         return "\n".join(lines)
 
     def __repr__(self):
@@ -131,7 +132,7 @@ class Report:
     referee wrote there (the adapter's stderr lines among it).
     """
 
-    def __init__(self, raw, exit_code=0, stderr="", binary=None, argv=None):
+    def __init__(self, raw, exit_code=0, stderr="", binary=None, argv=None, in_process=False):
         self.raw = raw
         self.exit_code = exit_code
         self.stderr = stderr
@@ -147,6 +148,12 @@ class Report:
         self.restarts = raw.get("restarts", 0)
         self.counts = dict(raw["counts"])
         self.checks = [Check(c) for c in raw["checks"]]
+        if in_process:
+            # referee's repro is a curl of this process's own server, gone after the run.
+            name = self.suite.get("name", "")
+            for c in self.checks:
+                if c.repro:
+                    c.repro = "run_conformance(%r, ops, run=%r)" % (name, c.id)
         self._by_id = {c.id: c for c in self.checks}
 
     @property
@@ -322,7 +329,7 @@ def run_conformance(suite, adapter=None, **options):
                                 concurrency=options.get("concurrency") or 1, suite=suite)
         with HTTPAdapter(dispatcher) as http:
             argv += ["--url", http.url]
-            return _execute(argv, binary, suite)
+            return _execute(argv, binary, suite, in_process=True)
     if adapter is not None:
         argv += ["--"] + _command(adapter)
     return _execute(argv, binary, suite)
@@ -342,7 +349,7 @@ def _unknown_suite(binary, suite):
     return out.stderr.decode("utf-8", "replace").strip() if out.returncode == 2 else None
 
 
-def _execute(argv, binary, suite):
+def _execute(argv, binary, suite, in_process=False):
     try:
         proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:
@@ -359,4 +366,4 @@ def _execute(argv, binary, suite):
     if not proc.stdout.strip():
         raise RefereeError("referee exited %d with no report:\n%s" % (code, _tail(stderr)))
     doc = _read(proc.stdout, binary)
-    return Report(doc, exit_code=code, stderr=stderr, binary=binary, argv=argv)
+    return Report(doc, exit_code=code, stderr=stderr, binary=binary, argv=argv, in_process=in_process)
