@@ -33,3 +33,14 @@ def test_run_conformance_example(referee_bin, jcs_ids, jcs_hex_ids, tmp_path):
 def test_pytest_example(pytester, referee_bin, jcs_ids):
     result = pytester.runpytest_subprocess(str(EXAMPLES / "test_jcs.py"), "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2 * len(jcs_ids))
+
+
+def test_readme_shows_the_examples_as_they_are():
+    import re
+    from conftest import SDK
+    readme = (SDK / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"<!-- file: (\S+) -->\n```\w*\n(.*?)```\n", readme, re.S)
+    assert sorted(name for name, _ in blocks) == sorted("examples/" + f for f in os.listdir(EXAMPLES)
+                                                         if not f.startswith((".", "__")))
+    for name, text in blocks:
+        assert text == (SDK / name).read_text(encoding="utf-8"), name
