@@ -170,13 +170,21 @@ def test_installed_binary_and_module(installed, referee_bin, wheel):
     assert run([sys.executable, "-m", "referee", "run", "jcs", "--run", "jcs/keys", "-q"]).returncode == 0
 
 
-@pytest.fixture
-def target(wheel, tmp_path):
-    """The wheel installed with pip install --target, which puts the binary in TARGET/bin."""
-    t = tmp_path / "target"
+@pytest.fixture(scope="module")
+def target_install(wheel, tmp_path_factory):
+    """The wheel installed once with pip install --target, which puts the binary in TARGET/bin."""
+    t = tmp_path_factory.mktemp("target") / "target"
     proc = run([sys.executable, "-m", "pip", "install", "--no-index", "--disable-pip-version-check", "-q",
                 "--target", str(t), str(wheel)])
     assert proc.returncode == 0, proc.stderr
+    return t
+
+
+@pytest.fixture
+def target(target_install, tmp_path):
+    """A copy of the --target install, for a test to change."""
+    t = tmp_path / "target"
+    shutil.copytree(target_install, t, symlinks=True)
     return t
 
 
@@ -229,3 +237,37 @@ def test_path_last(target, tmp_path):
     env = foreign_env(target, tmp_path, PATH="%s:/usr/bin:/bin" % elsewhere)
     out = run(["/usr/bin/python3", "-m", "referee", "version"], env=env)
     assert out.stdout == "referee from PATH\n"
+
+
+def test_sources_are_python_3_9(installed):
+    # The wheel says Requires-Python >=3.9: no syntax of a later Python in what it ships,
+    # nor in the examples (ast's feature_version check, best effort: grammar, not library).
+    import ast
+    from conftest import EXAMPLES
+    files = sorted(installed.glob("*.py")) + sorted(EXAMPLES.glob("*.py"))
+    assert len(files) >= 10
+    for f in files:
+        ast.parse(f.read_text(encoding="utf-8"), filename=str(f), feature_version=(3, 9))
+
+
+def test_pip_picks_each_platform_by_its_tags(fake_bins, tmp_path):
+    # pip itself, told each platform tag, picks the wheel of that platform out of the six
+    # (pip install --platform needs --target and --only-binary).
+    out = tmp_path / "out"
+    assert build(fake_bins, out).returncode == 0
+    env = dict(os.environ, PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1")
+    # Each platform's first tag, and the musl tag of one Linux wheel (a pip run takes seconds).
+    picks = [(key, tags[0]) for key, tags in TAGS.items()] + [("linux-arm64", TAGS["linux-arm64"][2])]
+    for key, tag in picks:
+        target = tmp_path / ("t-" + tag)
+        proc = run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--find-links", str(out),
+                    "--target", str(target), "--only-binary=:all:", "--platform", tag[len("py3-none-"):],
+                    "referee"], env=env)
+        assert proc.returncode == 0, (tag, proc.stderr)
+        exe = "referee.exe" if key.startswith("windows") else "referee"
+        assert (target / "bin" / exe).read_bytes() == b"binary of " + key.encode() * 100, tag
+    # and none for a platform it was not built for: macOS 11 is older than Go 1.26 supports
+    proc = run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--find-links", str(out),
+                "--target", str(tmp_path / "t-old"), "--only-binary=:all:", "--platform", "macosx_11_0_arm64",
+                "referee"], env=env)
+    assert proc.returncode != 0 and "No matching distribution" in proc.stderr

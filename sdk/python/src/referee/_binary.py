@@ -25,7 +25,7 @@ def _user_scheme():
     get = getattr(sysconfig, "get_preferred_scheme", None)  # Python 3.10+
     if get is not None:
         return get("user")
-    if sys.platform == "darwin" and sys._framework:  # type: ignore[attr-defined]
+    if sys.platform == "darwin" and getattr(sys, "_framework", ""):
         return "osx_framework_user"
     return "%s_user" % os.name
 

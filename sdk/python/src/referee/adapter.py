@@ -85,8 +85,6 @@ def _default(o):
         return bytes(o).hex()
     if isinstance(o, (set, frozenset)):
         raise TypeError("a %s has no JSON form (no order)" % type(o).__name__)
-    if isinstance(o, tuple):
-        return list(o)
     raise TypeError("Object of type %s is not JSON serializable" % type(o).__name__)
 
 
