@@ -11,7 +11,6 @@ import stat
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 
