@@ -14,8 +14,6 @@ import pytest
 
 import referee
 
-pytest_plugins = ["pytester"]
-
 TESTS = Path(__file__).resolve().parent
 SDK = TESTS.parent
 REPO = SDK.parent.parent
