@@ -139,6 +139,8 @@ def test_bad_ops():
         referee.serve_adapter({"a": 1}, stdin=io.BytesIO(), stdout=io.BytesIO())
     with pytest.raises(TypeError, match="mapping"):
         referee.serve_adapter([len], stdin=io.BytesIO(), stdout=io.BytesIO())
+    with pytest.raises(ValueError, match="hello is the protocol's own"):
+        referee.serve_adapter({"hello": len}, stdin=io.BytesIO(), stdout=io.BytesIO())
     with pytest.raises(ValueError, match="concurrency"):
         referee.serve_adapter({"a": len}, concurrency=0, stdin=io.BytesIO(), stdout=io.BytesIO())
 

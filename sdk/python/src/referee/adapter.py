@@ -113,6 +113,8 @@ def _offered(ops):
     for name, fn in ops.items():
         if not isinstance(name, str) or not name:
             raise TypeError("op names must be non-empty strings, not %r" % (name,))
+        if name == "hello":
+            raise ValueError("hello is the protocol's own request, answered by referee's adapter loop, not an op")
         if fn is None:  # listed but not offered: its checks are not-checked
             continue
         if not callable(fn):
