@@ -171,4 +171,3 @@ func hostileAdapter() {
 	}
 	os.Exit(0)
 }
-
