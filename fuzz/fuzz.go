@@ -30,8 +30,8 @@ import (
 const (
 	DefaultCount        = 10_000 // inputs, when neither a count nor a time is given
 	DefaultShrinkBudget = 1000   // candidate inputs tried per finding
-	batchSize           = 256    // inputs judged together, pipelined
-	firstBatch          = 16     // the first batch; each next one doubles, up to batchSize
+	BatchSize           = 256    // inputs judged together, pipelined: the most whose verdicts are held at once
+	firstBatch          = 16     // the first batch; each next one doubles, up to BatchSize
 	maxPerKey           = 2      // findings shrunk per implementation and failure key
 	maxFindings         = 32     // findings shrunk per implementation
 	maxRedials          = 20     // new connections after the adapter gave up
@@ -141,7 +141,7 @@ type Finding struct {
 	Check  string // the failing check's ID
 	Level  check.Level
 	Status check.Status
-	Reason string // cut to maxReason bytes
+	Reason string // cut to MaxReason bytes
 	// Expected is what the reference's vector expects, Actual what the
 	// implementation answered, each cut as check.Clip cuts it (the whole
 	// answer is never kept).
@@ -453,16 +453,16 @@ type verdict struct {
 	level   check.Level
 	outcome string // a passed may check's chosen outcome
 	notRun  bool
-	reason  string // cut to maxReason bytes
+	reason  string // cut to MaxReason bytes
 	key     string // the failure key (preKey) of a fail or an error
 	// expected and actual, cut as check.Clip cuts them, are for the summary.
 	expected, actual string
 	sum              [sha256.Size]byte // the SHA-256 of the whole actual answer
 }
 
-// maxReason is the most of a failure's reason kept: it may quote what the
-// implementation said.
-const maxReason = 1024
+// MaxReason is the most of a failure's reason a verdict and a finding
+// keep: it may quote what the implementation said.
+const MaxReason = 1024
 
 // failed reports whether v is a failure or an error that got a verdict.
 func (v *verdict) failed() bool {
@@ -479,7 +479,7 @@ func verdictOf(target, name string, r *check.Result) verdict {
 		v.expected, v.actual = check.Clip(r.Expected), check.Clip(r.Actual)
 		v.sum = sha256.Sum256([]byte(r.Actual))
 	}
-	v.reason = check.ClipTo(r.Reason, maxReason)
+	v.reason = check.ClipTo(r.Reason, MaxReason)
 	r.Reason, r.Expected, r.Actual, r.Evidence = v.reason, "", "", check.Evidence{}
 	return v
 }
@@ -514,7 +514,7 @@ func vectorName(t *check.FuzzTarget, input []byte) string {
 
 // loop generates and judges inputs in batches until the count or the time
 // is reached, every implementation is gone, or ctx ends. The batches grow
-// from firstBatch to batchSize, so that a run that ends early (a finding
+// from firstBatch to BatchSize, so that a run that ends early (a finding
 // with StopAfter, the time, ctx) has not judged a full batch past that
 // point; the inputs and their order are the same whatever the batches.
 func (e *engine) loop(ctx context.Context) {
@@ -525,7 +525,7 @@ func (e *engine) loop(ctx context.Context) {
 		deadline = start.Add(e.o.Time)
 	}
 	size := firstBatch
-	for next := uint64(0); ; size = min(2*size, batchSize) {
+	for next := uint64(0); ; size = min(2*size, BatchSize) {
 		n := size
 		if e.o.Count > 0 {
 			n = min(n, e.o.Count-int(next))
