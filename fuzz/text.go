@@ -150,7 +150,7 @@ func (p *printer) finding(f *Finding, title string) {
 	} else {
 		title += ": " + f.Check
 	}
-	p.line("  %s: %s", termsafe.Line(title), termsafe.Line(check.Clip(f.Reason)))
+	p.line("  %s: %s", termsafe.Line(title), termsafe.Line(f.Reason))
 	if f.Flaky {
 		p.line("    input:    %s   (target %s, input %d as generated: it did not fail so again, so it is not shrunk; %d inputs failed so)", inputText(f.Input), f.Target, f.Index, f.Seen)
 	} else {
