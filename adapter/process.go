@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +54,7 @@ type Process struct {
 	// empty, so calls in flight together share a write.
 	wmu      sync.Mutex
 	writing  bool
+	cut      bool    // a write failed: stdin may end in part of a line, and takes no more
 	queue    []byte  // lines waiting to be written, each with its newline
 	queued   []int64 // their ids
 	spare    []byte  // the last batch's buffer, for the next
@@ -61,7 +64,7 @@ type Process struct {
 // call is a request waiting for its reply.
 type call struct {
 	ch       chan delivery   // receives the reply
-	unsent   bool            // its line was in a write that failed (under mu)
+	sent     bool            // its line was handed to a write that did not fail before writing (under mu)
 	deadline time.Time       // zero: none
 	ctx      context.Context // the call's, which may end it first
 }
@@ -259,7 +262,7 @@ func (p *Process) callTimed(ctx context.Context, timeout time.Duration, id int64
 		deadline = time.Now().Add(timeout)
 	}
 	c := calls.Get().(*call)
-	c.unsent, c.deadline, c.ctx = false, deadline, ctx
+	c.sent, c.deadline, c.ctx = false, deadline, ctx
 	p.mu.Lock()
 	if p.deadErr != nil {
 		p.mu.Unlock()
@@ -300,9 +303,11 @@ func (p *Process) callTimed(ctx context.Context, timeout time.Duration, id int64
 		}
 		p.mu.Lock()
 		delete(p.pending, id)
-		f, unsent := p.deadErr, c.unsent
+		f, sent := p.deadErr, c.sent
 		p.mu.Unlock()
-		if unsent {
+		if !sent {
+			// Its line was never written: the request may go again on a
+			// new connection, charging nothing.
 			g := *f
 			g.Err, g.unsent = errNotSent, true
 			ex.Request = nil
@@ -401,14 +406,26 @@ func (p *Process) watch() {
 
 // send queues line (the request with that id) and, unless a write is
 // under way (which writes it too), writes the queue until it is empty, so
-// calls in flight together share a write. The write ends at the deadline
-// (then os.ErrDeadlineExceeded) or when ctx ends (its error): an adapter
-// that stops reading must not block a call past it. The lines of a write
-// that failed otherwise (the adapter has gone) are marked unsent, and the
-// connection ends.
+// calls in flight together share a write. A line is traced ("->") as its
+// batch is handed to the pipe, in the order written, never when queued.
+//
+// No queued line is lost when a write fails. The writer's write ends at its
+// deadline (then os.ErrDeadlineExceeded) or when ctx ends, as an adapter
+// that stops reading must not block a call past it, or fails because the
+// adapter has gone. The calls whose lines were never handed to a write then
+// stay not sent (call.sent), as do those of a write that failed on an
+// adapter already gone, and stdin takes no more lines (cut); every such
+// path ends the connection, so those calls end with it, as not sent, and a
+// Client sends them again on a new connection. The calls of a write cut
+// short part way were sent, and share the fault that ends the connection.
 func (p *Process) send(ctx context.Context, deadline time.Time, id int64, line []byte) error {
 	p.wmu.Lock()
-	p.cfg.Trace.Line("->", line)
+	if p.cut {
+		// A write failed and the connection is ending: the line stays
+		// unwritten (not sent), and the call ends with the connection.
+		p.wmu.Unlock()
+		return nil
+	}
 	p.queue = append(append(p.queue, line...), '\n')
 	p.queued = append(p.queued, id)
 	if p.writing {
@@ -421,47 +438,123 @@ func (p *Process) send(ctx context.Context, deadline time.Time, id int64, line [
 
 // writeQueue writes the queue until it is empty; it is called with wmu
 // held and writing set, and returns with wmu released and writing clear.
+// The first batch holds the caller's own line, and is written by its
+// deadline; each later one, of other calls' lines, by the earliest
+// deadline among them. A later batch that fails at that deadline or on a
+// cancellation ends the connection here, and the caller, whose own line
+// was written, goes on to wait for its reply.
 func (p *Process) writeQueue(ctx context.Context, deadline time.Time) error {
 	var err error
-	for len(p.queue) > 0 && err == nil {
+	var failed []int64 // the ids of the batch that failed
+	own, gone := true, false
+	for len(p.queue) > 0 {
 		batch, ids := p.queue, p.queued
 		p.queue, p.queued = p.spare[:0], p.spareIDs[:0]
 		p.wmu.Unlock()
+		due := deadline
+		if !own {
+			due = p.earliest(ids, deadline)
+		}
+		p.mark(ids, true)
+		p.traceBatch(batch)
 		p.yield()
-		err = p.child.WriteStdin(ctx, deadline, batch)
-		gone := err != nil && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded)
-		if gone {
-			p.unsent(ids)
+		err = p.child.WriteStdin(ctx, due, batch)
+		if gone = err != nil && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded); gone {
+			// Written to an adapter already gone: none of it was read.
+			p.mark(ids, false)
 		}
 		p.wmu.Lock()
 		p.spare, p.spareIDs = batch[:0], ids[:0]
-		if gone {
-			p.unsent(p.queued)
+		if err != nil {
+			// Stdin may end in part of a line: it takes no more, and the
+			// lines still queued stay not sent.
+			p.cut, failed = true, slices.Clone(ids)
+			p.cfg.Trace.Event("requests not written whole, the write failed (%v): %s", err, idList(ids))
+			if len(p.queued) > 0 {
+				p.cfg.Trace.Event("requests not written: %s", idList(p.queued))
+			}
+			break
 		}
+		own = false
 	}
 	p.queue, p.queued = p.queue[:0], p.queued[:0]
 	p.writing = false
 	p.wmu.Unlock()
-	if err == nil || ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
-		return err
+	switch {
+	case err == nil:
+		return nil
+	case gone:
+		// The adapter is gone, or going: give its exit time to be seen,
+		// so the calls learn how it ended.
+		select {
+		case <-p.dead:
+		case <-time.After(time.Second):
+			p.fail(&Fault{Kind: FaultExit, Msg: "cannot write to adapter stdin", Err: err})
+		}
+		return nil
+	case own:
+		return err // the caller's own line was cut: its call ends the connection
 	}
-	// The adapter is gone, or going: give its exit time to be seen, so
-	// the calls learn how it ended.
-	select {
-	case <-p.dead:
-	case <-time.After(time.Second):
-		p.fail(&Fault{Kind: FaultExit, Msg: "cannot write to adapter stdin", Err: err})
-	}
+	p.failWrite(ctx, err, failed)
 	return nil
 }
 
-// unsent marks the calls with ids as never sent.
-func (p *Process) unsent(ids []int64) {
+// failWrite ends the connection after a write of other calls' lines (ids)
+// failed at their deadline or a cancellation: stdin may end in part of a
+// line.
+func (p *Process) failWrite(ctx context.Context, err error, ids []int64) {
+	if ctx.Err() != nil {
+		p.fail(&Fault{Kind: FaultClosed, Msg: "a request was cut short by a cancellation"})
+		return
+	}
+	p.fail(&Fault{Kind: FaultTimeout, Msg: fmt.Sprintf("the adapter did not read its stdin in time: requests %s not written whole", idList(ids)), Err: err})
+}
+
+// earliest returns the earliest deadline of the calls with ids still
+// waiting, or def when none has one.
+func (p *Process) earliest(ids []int64, def time.Time) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var due time.Time
+	for _, id := range ids {
+		if c, ok := p.pending[id]; ok && !c.deadline.IsZero() && (due.IsZero() || c.deadline.Before(due)) {
+			due = c.deadline
+		}
+	}
+	if due.IsZero() {
+		return def
+	}
+	return due
+}
+
+// traceBatch records each line of batch as sent.
+func (p *Process) traceBatch(batch []byte) {
+	if p.cfg.Trace == nil {
+		return
+	}
+	for len(batch) > 0 {
+		i := bytes.IndexByte(batch, '\n')
+		p.cfg.Trace.Line("->", batch[:i])
+		batch = batch[i+1:]
+	}
+}
+
+// idList renders ids for the trace: "ids 3, 4, 5".
+func idList(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
+	}
+	return "ids " + strings.Join(s, ", ")
+}
+
+// mark sets whether the calls with ids had their lines sent.
+func (p *Process) mark(ids []int64, sent bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, id := range ids {
 		if c, ok := p.pending[id]; ok {
-			c.unsent = true
+			c.sent = sent
 		}
 	}
 }

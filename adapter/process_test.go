@@ -345,3 +345,91 @@ func TestInProcessTimeout(t *testing.T) {
 		t.Fatalf("err = %v after %s, want a timeout fault at 200ms", err, time.Since(start))
 	}
 }
+
+// signalBuffer is a lockedBuffer that closes seen once it is written a
+// record holding want.
+type signalBuffer struct {
+	lockedBuffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (s *signalBuffer) Write(p []byte) (int, error) {
+	n, err := s.lockedBuffer.Write(p)
+	if bytes.Contains(p, []byte(s.want)) {
+		s.once.Do(func() { close(s.seen) })
+	}
+	return n, err
+}
+
+// TestStalledWriteLosesNoLine: the call writing a batch of request lines
+// hits its deadline, the adapter having stopped reading; the lines other
+// calls queued behind it were never written. Those calls end with the
+// connection, not sent (so a Client sends them again on a new one), with
+// no request in their exchange, and the trace records as sent ("->") only
+// the line that was written, and names the others as not written.
+func TestStalledWriteLosesNoLine(t *testing.T) {
+	t.Parallel()
+	trace := &signalBuffer{want: ` -> {"id":1,`, seen: make(chan struct{})}
+	cfg := adaptertest.Process(t, adaptertest.NoRead)
+	cfg.Trace = adapter.NewTrace(trace)
+	p, err := adapter.StartProcess(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	call := func(timeout time.Duration, id int64, args []byte) (*adapter.Exchange, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		_, ex, err := p.Call(ctx, id, "echo", args)
+		return ex, err
+	}
+	hctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, _, err := p.Call(hctx, 0, "hello", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	// Call 1 writes 4 MiB to an adapter that reads no more: it blocks
+	// until its deadline, and calls 2 and 3 queue their lines behind it.
+	big := []byte(`{"pad":"` + strings.Repeat("x", 4<<20) + `"}`)
+	first := make(chan error, 1)
+	go func() { _, err := call(2*time.Second, 1, big); first <- err }()
+	<-trace.seen
+	type result struct {
+		ex  *adapter.Exchange
+		err error
+	}
+	results := make([]result, 2)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ex, err := call(time.Minute, int64(i+2), []byte(`{"n":1}`))
+			results[i] = result{ex, err}
+		}()
+	}
+	var f *adapter.Fault
+	if err := <-first; !errors.As(err, &f) || f.Kind != adapter.FaultTimeout {
+		t.Fatalf("call 1: %v, want a timeout", err)
+	}
+	wg.Wait()
+	for i, r := range results {
+		if !adapter.IsFault(r.err) || r.ex == nil || r.ex.Request != nil {
+			t.Errorf("call %d, queued and never written: %v, exchange %+v; want a fault and no request sent", i+2, r.err, r.ex)
+		}
+		if !strings.Contains(r.err.Error(), "not sent") {
+			t.Errorf("call %d: %v, want it marked not sent", i+2, r.err)
+		}
+	}
+	text := trace.String()
+	for _, id := range []string{"2", "3"} {
+		if strings.Contains(text, ` -> {"id":`+id+`,`) {
+			t.Errorf("the trace shows request %s as sent, which was never written:\n%.2000s", id, text)
+		}
+	}
+	if !strings.Contains(text, "not written") {
+		t.Errorf("the trace does not say which requests were not written:\n%.2000s", text)
+	}
+}

@@ -34,6 +34,11 @@ type Options struct {
 	// clipEvidence cuts it: what a report needs, held for the whole run.
 	// The fuzzer, which compares whole values, leaves it 0.
 	MaxEvidence int
+	// Keep, if set, is given each result (of the i-th check) before the
+	// run keeps it, on the goroutine that ran the check, and may cut from
+	// it what its caller does not need: the fuzzer takes a failure's key
+	// and a digest of the answer, and keeps no answer whole.
+	Keep func(i int, r *Result)
 }
 
 // Run is the outcome of executing a suite's selected checks.
@@ -222,6 +227,9 @@ func Execute(ctx context.Context, target Target, checks []Check, opt Options) *R
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			res := runOne(ctx, target, client, &checks[i], opt)
+			if opt.Keep != nil {
+				opt.Keep(i, &res)
+			}
 			mu.Lock()
 			run.Set(i, res)
 			done++

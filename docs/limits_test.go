@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/fuzz"
 	"github.com/refereehq/referee/internal/child"
 	"github.com/refereehq/referee/internal/regularfile"
 	"github.com/refereehq/referee/protocols/cgp"
@@ -39,6 +41,14 @@ func TestLimitsSection(t *testing.T) {
 		fmt.Sprintf("more than the limit of %s per file (--max-file-size)", regularfile.Size(regularfile.DefaultLimit)),
 		"a line or an HTTP body of at most " + mib(cgp.MaxLine),
 		fmt.Sprintf("%v for the handshake, %v for each call, %v to exit after `shutdown`", seconds(host.HandshakeTimeout), seconds(host.CallTimeout), seconds(host.ShutdownGrace)),
+		fmt.Sprintf("batches of at most %d", fuzz.BatchSize),
+		"the reason (at most " + kib(fuzz.MaxReason) + ")",
+		fmt.Sprintf("the first %d bytes shown in the summary", check.ClipLen),
+		"SIGINT or SIGTERM ends the run",
+		"`INTERRUPTED after N of M inputs`",
+		"still written to `--out`",
+		"Only the files that corpus's manifest lists at clean relative paths inside the directory",
+		"a write that fails leaves the earlier corpus as it was",
 	} {
 		if !strings.Contains(section, want) {
 			t.Errorf("the Limits section does not say %q", want)

@@ -7,7 +7,6 @@ import (
 	"testing/fstest"
 
 	"github.com/refereehq/referee/corpus"
-	"github.com/refereehq/referee/internal/atomicfile"
 	"github.com/refereehq/referee/report"
 )
 
@@ -36,7 +35,7 @@ func MarshalJSON(v any) ([]byte, error) {
 func WriteFiles(dir string, files map[string][]byte) ([]string, error) {
 	var paths []string
 	for p, b := range files {
-		if err := atomicfile.Write(filepath.Join(dir, filepath.FromSlash(p)), b); err != nil {
+		if err := writeFile(filepath.Join(dir, filepath.FromSlash(p)), b); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)

@@ -8,6 +8,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -29,8 +30,8 @@ import (
 const (
 	DefaultCount        = 10_000 // inputs, when neither a count nor a time is given
 	DefaultShrinkBudget = 1000   // candidate inputs tried per finding
-	batchSize           = 256    // inputs judged together, pipelined
-	firstBatch          = 16     // the first batch; each next one doubles, up to batchSize
+	BatchSize           = 256    // inputs judged together, pipelined: the most whose verdicts are held at once
+	firstBatch          = 16     // the first batch; each next one doubles, up to BatchSize
 	maxPerKey           = 2      // findings shrunk per implementation and failure key
 	maxFindings         = 32     // findings shrunk per implementation
 	maxRedials          = 20     // new connections after the adapter gave up
@@ -83,6 +84,7 @@ type Progress struct {
 type Summary struct {
 	Suite    string
 	Seed     uint64
+	Total    int // inputs asked for (Options.Count); 0 when bounded by time alone
 	Inputs   int // generated
 	Judged   int // made into vectors the reference passes, and run
 	Duration time.Duration
@@ -99,6 +101,10 @@ type Summary struct {
 	// the suspect, and no implementation is blamed.
 	Gaps    []*Finding
 	Written []string // the files written to Options.Out
+	// Interrupted says the run's context ended (SIGINT or SIGTERM) before
+	// it had generated and judged what it was asked to: the findings are
+	// those made before, and the run is incomplete (exit 3).
+	Interrupted bool
 }
 
 // TargetSummary counts one target's inputs.
@@ -135,26 +141,36 @@ type Finding struct {
 	Check  string // the failing check's ID
 	Level  check.Level
 	Status check.Status
-	Reason string
+	Reason string // cut to MaxReason bytes
 	// Expected is what the reference's vector expects, Actual what the
-	// implementation answered.
+	// implementation answered, each cut as check.Clip cuts it (the whole
+	// answer is never kept).
 	Expected, Actual string
-	Input            []byte // the shrunk input
+	Input            []byte // the shrunk input (for a flaky finding, the input as generated)
 	Index            uint64 // the number of the generated input it was shrunk from
 	Signature        string // what went wrong, and the shape of the input
 	Seen             int    // generated inputs that failed the same way
 	Vector           check.FuzzVector
-	key              string // the implementation and failure key Seen counts
+	// Flaky says the divergence did not happen again when its input was
+	// sent once more: the finding is the input as generated, not shrunk,
+	// and Rerun says what the second answer was.
+	Flaky bool
+	Rerun string
+	key   string // the implementation and failure key Seen counts
 }
 
 // Blocking reports whether the finding blocks conformance: an error, or a
 // failed must or may check (a failed should check is a warning).
 func (f *Finding) Blocking() bool { return f.Status == check.Error || f.Level != check.Should }
 
-// ExitCode is the run's exit status: 3 when an implementation could not be
-// driven, 1 when a blocking divergence was found, else 0. Gaps and should
-// differences do not fail the run.
+// ExitCode is the run's exit status: 3 when the run was interrupted or an
+// implementation could not be driven, 1 when a blocking divergence was
+// found (a flaky one too), else 0. Gaps and should differences do not fail
+// the run.
 func (s *Summary) ExitCode() int {
+	if s.Interrupted {
+		return report.ExitIncomplete
+	}
 	for _, i := range s.Impls {
 		if i.Err != nil {
 			return report.ExitIncomplete
@@ -215,6 +231,7 @@ func Run(ctx context.Context, def *check.Definition, impls []Impl, o Options) (*
 		o.ShrinkBudget = DefaultShrinkBudget
 	}
 	if o.Out != "" {
+		// Refused before the first input, as run refuses its outputs.
 		if _, err := checkOut(o.Out); err != nil {
 			return nil, err
 		}
@@ -225,7 +242,7 @@ func Run(ctx context.Context, def *check.Definition, impls []Impl, o Options) (*
 	}
 	e := &engine{
 		def: def, spec: def.Fuzz, o: o, hello: loaded.Hello,
-		sum:    &Summary{Suite: def.Name, Seed: o.Seed},
+		sum:    &Summary{Suite: def.Name, Seed: o.Seed, Total: o.Count},
 		perKey: map[string]int{}, shrunk: map[string]int{}, found: map[string]*Finding{}, perImpl: map[string]int{}, gapFound: map[string]bool{},
 	}
 	seen := map[string]bool{}
@@ -281,6 +298,7 @@ func Run(ctx context.Context, def *check.Definition, impls []Impl, o Options) (*
 		}
 	}()
 	e.loop(ctx)
+	e.sum.Interrupted = ctx.Err() != nil
 	for _, ir := range e.impls {
 		if ir.client != nil {
 			ir.sum.Restarts += ir.client.Restarts()
@@ -421,8 +439,49 @@ type item struct {
 	input  []byte
 	name   string
 	vec    check.FuzzVector
-	judged bool             // the vector was made and the reference passed it
-	res    [][]check.Result // per live implementation, the vector's checks' results
+	judged bool        // the vector was made and the reference passed it
+	res    [][]verdict // per live implementation, what is kept of the vector's checks' results
+}
+
+// verdict is what the fuzzer keeps of one check's result: what the failure
+// key, a gap's comparison, shrinking and a finding's summary need, and
+// never the answer whole, which may be 16 MiB: a batch of 256 inputs
+// holds 256 of these per implementation.
+type verdict struct {
+	id      string
+	status  check.Status
+	level   check.Level
+	outcome string // a passed may check's chosen outcome
+	notRun  bool
+	reason  string // cut to MaxReason bytes
+	key     string // the failure key (preKey) of a fail or an error
+	// expected and actual, cut as check.Clip cuts them, are for the summary.
+	expected, actual string
+	sum              [sha256.Size]byte // the SHA-256 of the whole actual answer
+}
+
+// MaxReason is the most of a failure's reason a verdict and a finding
+// keep: it may quote what the implementation said.
+const MaxReason = 1024
+
+// failed reports whether v is a failure or an error that got a verdict.
+func (v *verdict) failed() bool {
+	return !v.notRun && (v.status == check.Fail || v.status == check.Error)
+}
+
+// verdictOf keeps what the fuzzer needs of r, the result of a check of
+// vector name of target, and cuts r down to its verdict's size, so that the
+// run holding r keeps no answer whole either.
+func verdictOf(target, name string, r *check.Result) verdict {
+	v := verdict{id: r.ID, status: r.Status, level: r.Level, outcome: r.Outcome, notRun: r.NotRun()}
+	if v.failed() {
+		v.key = preKey(target, name, *r)
+		v.expected, v.actual = check.Clip(r.Expected), check.Clip(r.Actual)
+		v.sum = sha256.Sum256([]byte(r.Actual))
+	}
+	v.reason = check.ClipTo(r.Reason, MaxReason)
+	r.Reason, r.Expected, r.Actual, r.Evidence = v.reason, "", "", check.Evidence{}
+	return v
 }
 
 // generate makes input number i: the same seed and targets give the same input.
@@ -455,7 +514,7 @@ func vectorName(t *check.FuzzTarget, input []byte) string {
 
 // loop generates and judges inputs in batches until the count or the time
 // is reached, every implementation is gone, or ctx ends. The batches grow
-// from firstBatch to batchSize, so that a run that ends early (a finding
+// from firstBatch to BatchSize, so that a run that ends early (a finding
 // with StopAfter, the time, ctx) has not judged a full batch past that
 // point; the inputs and their order are the same whatever the batches.
 func (e *engine) loop(ctx context.Context) {
@@ -466,7 +525,7 @@ func (e *engine) loop(ctx context.Context) {
 		deadline = start.Add(e.o.Time)
 	}
 	size := firstBatch
-	for next := uint64(0); ; size = min(2*size, batchSize) {
+	for next := uint64(0); ; size = min(2*size, BatchSize) {
 		n := size
 		if e.o.Count > 0 {
 			n = min(n, e.o.Count-int(next))
@@ -503,10 +562,11 @@ func (e *engine) stopped() bool {
 
 // judge makes each item's vector, runs its checks on the reference, and
 // runs those the reference passes on every implementation in impls, each
-// implementation in its own goroutine.
+// implementation in its own goroutine. What is kept of each result is its
+// verdict, taken as the check ends.
 func (e *engine) judge(ctx context.Context, items []*item, impls []*implRun) {
 	var checks []check.Check
-	var made []*item
+	var owners []*item // the item of each check
 	for _, it := range items {
 		if it.name == "" {
 			it.name = vectorName(it.t, it.input)
@@ -516,42 +576,49 @@ func (e *engine) judge(ctx context.Context, items []*item, impls []*implRun) {
 			continue
 		}
 		it.vec = vec
-		made = append(made, it)
 		checks = append(checks, vec.Checks...)
+		for range vec.Checks {
+			owners = append(owners, it)
+		}
 	}
-	if len(made) == 0 {
+	if len(checks) == 0 {
 		return
 	}
-	ref := check.Execute(ctx, e.ref, checks, check.Options{})
+	ref := make([]verdict, len(checks))
+	check.Execute(ctx, e.ref, checks, check.Options{Keep: keeper(owners, ref)})
 	var passed []*item
-	checks = checks[:0]
-	off := 0
-	for _, it := range made {
-		rs := ref.Results[off : off+len(it.vec.Checks)]
-		off += len(it.vec.Checks)
-		if i := slices.IndexFunc(rs, func(r check.Result) bool { return r.Status != check.Pass }); i >= 0 {
+	var kept []check.Check
+	var keptOwners []*item
+	for off := 0; off < len(checks); {
+		it := owners[off]
+		n := len(it.vec.Checks)
+		vs := ref[off : off+n]
+		off += n
+		if i := slices.IndexFunc(vs, func(v verdict) bool { return v.status != check.Pass }); i >= 0 {
 			if ctx.Err() == nil {
 				e.sum.RefusedByReference++
 				if len(e.sum.ReferenceBugs) < 5 {
-					e.sum.ReferenceBugs = append(e.sum.ReferenceBugs, fmt.Sprintf("%s: %s on input %q: %s", rs[i].ID, rs[i].Status, check.Clip(string(it.input)), rs[i].Reason))
+					e.sum.ReferenceBugs = append(e.sum.ReferenceBugs, fmt.Sprintf("%s: %s on input %q: %s", vs[i].id, vs[i].status, check.Clip(string(it.input)), vs[i].reason))
 				}
 			}
 			continue
 		}
 		it.judged = true
-		it.res = make([][]check.Result, len(impls))
+		it.res = make([][]verdict, len(impls))
 		passed = append(passed, it)
-		checks = append(checks, it.vec.Checks...)
+		kept = append(kept, it.vec.Checks...)
+		keptOwners = append(keptOwners, owners[off-n:off]...)
 	}
 	var wg sync.WaitGroup
 	for k, ir := range impls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rs := e.execute(ctx, ir, checks)
+			vs := make([]verdict, len(kept))
+			e.execute(ctx, ir, kept, keeper(keptOwners, vs))
 			off := 0
 			for _, it := range passed {
-				it.res[k] = rs[off : off+len(it.vec.Checks)]
+				it.res[k] = vs[off : off+len(it.vec.Checks)]
 				off += len(it.vec.Checks)
 			}
 		}()
@@ -559,17 +626,24 @@ func (e *engine) judge(ctx context.Context, items []*item, impls []*implRun) {
 	wg.Wait()
 }
 
-// execute runs checks on one implementation; when it has given up after
-// faults, a new connection is made for what comes next.
-func (e *engine) execute(ctx context.Context, ir *implRun, checks []check.Check) []check.Result {
+// keeper returns the check.Options.Keep that takes each result's verdict
+// into vs, owners being the item of each check.
+func keeper(owners []*item, vs []verdict) func(int, *check.Result) {
+	return func(i int, r *check.Result) { vs[i] = verdictOf(owners[i].t.Name, owners[i].name, r) }
+}
+
+// execute runs checks on one implementation, each result given to keep;
+// when it has given up after faults, a new connection is made for what
+// comes next.
+func (e *engine) execute(ctx context.Context, ir *implRun, checks []check.Check, keep func(int, *check.Result)) {
 	if ir.sum.Err != nil {
-		rs := make([]check.Result, len(checks))
 		for i, c := range checks {
-			rs[i] = check.Result{ID: c.ID, Level: c.LevelOf(), Status: check.Error, Reason: check.NotRunPrefix + ir.sum.Err.Error()}
+			r := check.Result{ID: c.ID, Level: c.LevelOf(), Status: check.Error, Reason: check.NotRunPrefix + ir.sum.Err.Error()}
+			keep(i, &r)
 		}
-		return rs
+		return
 	}
-	run := check.Execute(ctx, ir.client, checks, check.Options{Parallel: e.o.Parallel})
+	check.Execute(ctx, ir.client, checks, check.Options{Parallel: e.o.Parallel, Keep: keep})
 	if ir.client.GaveUp() && ctx.Err() == nil {
 		ir.sum.Restarts += ir.client.Restarts()
 		ir.client.Close()
@@ -588,7 +662,6 @@ func (e *engine) execute(ctx context.Context, ir *implRun, checks []check.Check)
 			ir.client = nil
 		}
 	}
-	return run.Results
 }
 
 func sameHello(a, b adapter.Hello) bool {
@@ -603,8 +676,8 @@ func (e *engine) analyse(ctx context.Context, it *item, impls []*implRun) {
 	if len(impls) >= 2 {
 		for c := range it.vec.Checks {
 			first := it.res[0][c]
-			gap[c] = first.Status == check.Fail && !slices.ContainsFunc(it.res, func(rs []check.Result) bool {
-				return rs[c].Status != check.Fail || rs[c].Actual != first.Actual
+			gap[c] = first.status == check.Fail && !first.notRun && !slices.ContainsFunc(it.res, func(vs []verdict) bool {
+				return vs[c].status != check.Fail || vs[c].notRun || vs[c].sum != first.sum
 			})
 			if gap[c] {
 				e.gap(ctx, it, c, impls)
@@ -613,13 +686,14 @@ func (e *engine) analyse(ctx context.Context, it *item, impls []*implRun) {
 	}
 	for k, ir := range impls {
 		blocking, should, shrunk := false, false, false
-		for c, r := range it.res[k] {
+		for c := range it.res[k] {
+			v := &it.res[k][c]
 			switch {
-			case r.Status == check.Pass && r.Level == check.May:
-				ir.sum.MayOutcomes[r.Outcome]++
-			case gap[c], r.NotRun(), r.Status != check.Fail && r.Status != check.Error:
+			case v.status == check.Pass && v.level == check.May:
+				ir.sum.MayOutcomes[v.outcome]++
+			case gap[c], !v.failed():
 			default:
-				if r.Status == check.Fail && r.Level == check.Should {
+				if v.status == check.Fail && v.level == check.Should {
 					should = true
 				} else {
 					blocking = true
@@ -628,7 +702,7 @@ func (e *engine) analyse(ctx context.Context, it *item, impls []*implRun) {
 				// which mostly fail for the same reason (a wrong canonical
 				// text makes a wrong frame too).
 				if !shrunk {
-					e.diverged(ctx, ir, it, r)
+					e.diverged(ctx, ir, it, v)
 					shrunk = true
 				}
 			}
@@ -641,94 +715,130 @@ func (e *engine) analyse(ctx context.Context, it *item, impls []*implRun) {
 	}
 }
 
-// diverged records that it failed r on ir, and shrinks it when its kind of
-// failure has not been shrunk often enough yet.
-func (e *engine) diverged(ctx context.Context, ir *implRun, it *item, r check.Result) {
-	key := preKey(it.t.Name, it.name, r)
-	ik := ir.sum.Name + "\x00" + key
+// diverged records that it failed v on ir, and shrinks it when its kind of
+// failure has not been shrunk often enough yet. A divergence that does not
+// happen again when the input is sent once more is a finding of its own,
+// flaky, with the input as generated; one that cannot be sent again (the
+// run was interrupted, the implementation went away) is kept as found.
+func (e *engine) diverged(ctx context.Context, ir *implRun, it *item, v *verdict) {
+	ik := ir.sum.Name + "\x00" + v.key
 	e.perKey[ik]++
-	if e.shrunk[ik] >= maxPerKey || e.perImpl[ir.sum.Name] >= maxFindings || ctx.Err() != nil || e.stopped() {
+	if e.shrunk[ik] >= maxPerKey || e.perImpl[ir.sum.Name] >= maxFindings || e.stopped() {
 		return
 	}
 	e.shrunk[ik]++
 	e.perImpl[ir.sum.Name]++
-	same := func(rs []check.Result, name string) (check.Result, bool) {
-		for _, r := range rs {
-			if !r.NotRun() && (r.Status == check.Fail || r.Status == check.Error) && preKey(it.t.Name, name, r) == key {
-				return r, true
+	same := func(vs []verdict) *verdict {
+		for i := range vs {
+			if vs[i].failed() && vs[i].key == v.key {
+				return &vs[i]
 			}
 		}
-		return check.Result{}, false
+		return nil
 	}
-	in, j := e.shrink(ctx, it, []*implRun{ir}, func(j *item) bool {
-		_, ok := same(j.res[0], j.name)
-		return ok
-	})
-	if j == nil {
-		return // it did not fail again: flaky, or the adapter went away
+	f := &Finding{
+		Impls: []string{ir.sum.Name}, Target: it.t.Name, Name: it.name, Index: it.index, Input: it.input, Vector: it.vec,
+		key: ik,
 	}
-	fr, _ := same(j.res[0], j.name)
-	sig := key + " | " + Skeleton(in)
+	f.take(v)
+	var j, rerun *item
+	if ctx.Err() == nil {
+		f.Input, j, rerun = e.shrink(ctx, it, []*implRun{ir}, func(j *item) bool { return same(j.res[0]) != nil })
+	}
+	switch {
+	case j != nil:
+		f.Name, f.Vector = j.name, j.vec
+		f.take(same(j.res[0]))
+	case ctx.Err() != nil || rerun == nil || !rerun.judged || slices.ContainsFunc(rerun.res[0], func(r verdict) bool { return r.notRun }):
+		// Not sent again: kept as it was found.
+		f.Input = it.input
+	default:
+		f.Input, f.Flaky, f.Rerun = it.input, true, rerunText(rerun.res[0])
+	}
+	sig := v.key + " | " + Skeleton(f.Input)
+	if f.Flaky {
+		sig += " | flaky"
+	}
+	f.Signature = sig
 	if _, ok := e.found[ir.sum.Name+"\x00"+sig]; ok {
 		return
 	}
-	f := &Finding{
-		Impls: []string{ir.sum.Name}, Target: it.t.Name, Name: j.name, Check: fr.ID, Level: fr.Level, Status: fr.Status,
-		Reason: fr.Reason, Expected: fr.Expected, Actual: fr.Actual, Input: in, Index: it.index, Signature: sig,
-		Vector: j.vec,
-	}
-	f.key = ik
 	e.found[ir.sum.Name+"\x00"+sig] = f
 	e.sum.Findings = append(e.sum.Findings, f)
+}
+
+// take fills f's check, level, status, reason and values from v.
+func (f *Finding) take(v *verdict) {
+	f.Check, f.Level, f.Status, f.Reason, f.Expected, f.Actual = v.id, v.level, v.status, v.reason, v.expected, v.actual
+}
+
+// rerunText says what a flaky divergence's input gave when sent again:
+// every check passed, or the first that failed, and how.
+func rerunText(vs []verdict) string {
+	for _, v := range vs {
+		if v.failed() {
+			return fmt.Sprintf("%s (%s) %s: %s", v.status, v.level, v.id, v.reason)
+		}
+	}
+	return "passed"
 }
 
 // gap shrinks an input on which every implementation gave the same wrong
 // answer to check c, keeping inputs on which they still agree.
 func (e *engine) gap(ctx context.Context, it *item, c int, impls []*implRun) {
-	first := it.res[0][c]
-	key := preKey(it.t.Name, it.name, first)
+	first := &it.res[0][c]
+	key := first.key
 	if e.gapFound[key] || len(e.sum.Gaps) >= maxFindings || e.stopped() {
 		return
 	}
 	e.gapFound[key] = true
-	agree := func(j *item) bool {
+	var names []string
+	for _, ir := range impls {
+		names = append(names, ir.sum.Name)
+	}
+	g := &Finding{
+		Impls: names, Target: it.t.Name, Name: it.name, Input: it.input, Index: it.index, Seen: 1, Vector: it.vec,
+	}
+	g.take(first)
+	agree := func(j *item) *verdict {
 		for ci := range j.vec.Checks {
-			r0 := j.res[0][ci]
-			if r0.Status != check.Fail || preKey(it.t.Name, j.name, r0) != key {
+			r0 := &j.res[0][ci]
+			if r0.status != check.Fail || r0.notRun || r0.key != key {
 				continue
 			}
-			if !slices.ContainsFunc(j.res, func(rs []check.Result) bool { return rs[ci].Status != check.Fail || rs[ci].Actual != r0.Actual }) {
-				return true
+			if !slices.ContainsFunc(j.res, func(vs []verdict) bool { return vs[ci].status != check.Fail || vs[ci].notRun || vs[ci].sum != r0.sum }) {
+				return r0
 			}
 		}
-		return false
+		return nil
 	}
-	in, j := e.shrink(ctx, it, impls, agree)
-	if j == nil {
-		return
-	}
-	for ci, r := range j.res[0] {
-		if r.Status == check.Fail && preKey(it.t.Name, j.name, r) == key {
-			var names []string
-			for _, ir := range impls {
-				names = append(names, ir.sum.Name)
-			}
-			e.sum.Gaps = append(e.sum.Gaps, &Finding{
-				Impls: names, Target: it.t.Name, Name: j.name, Check: j.vec.Checks[ci].ID, Level: r.Level, Status: r.Status,
-				Reason: r.Reason, Expected: r.Expected, Actual: r.Actual, Input: in, Index: it.index,
-				Signature: key + " | " + Skeleton(in), Seen: 1, Vector: j.vec,
-			})
-			return
+	if ctx.Err() == nil {
+		in, j, _ := e.shrink(ctx, it, impls, func(j *item) bool { return agree(j) != nil })
+		if j == nil && ctx.Err() == nil {
+			return // they no longer agree on it
+		}
+		if j != nil {
+			g.Input, g.Name, g.Vector = in, j.name, j.vec
+			g.take(agree(j))
 		}
 	}
+	g.Signature = key + " | " + Skeleton(g.Input)
+	e.sum.Gaps = append(e.sum.Gaps, g)
 }
 
 // shrink returns the smallest input it finds, starting from it's, that
-// still fails as keep says on impls, and its judged item; a nil item when
-// it's input does not fail so again. At most Options.ShrinkBudget
-// candidates are tried (see minimize).
-func (e *engine) shrink(ctx context.Context, it *item, impls []*implRun, keep func(*item) bool) ([]byte, *item) {
-	kept := map[string]*item{} // the candidates accepted, by input
+// still fails as keep says on impls, and its judged item; with it's input
+// judged once more (rerun). When that re-run does not fail so, the input
+// returned is it's and the item nil. At most Options.ShrinkBudget
+// candidates are tried (see minimize); only the smallest candidate
+// accepted so far is kept.
+func (e *engine) shrink(ctx context.Context, it *item, impls []*implRun, keep func(*item) bool) (in []byte, best, rerun *item) {
+	rerun = &item{index: it.index, t: it.t, ti: it.ti, input: it.input, name: it.name}
+	e.judge(ctx, []*item{rerun}, impls)
+	if !rerun.judged || !keep(rerun) {
+		return it.input, nil, rerun
+	}
+	best = rerun
 	accept := func(inputs [][]byte) []bool {
 		items := make([]*item, len(inputs))
 		for i, in := range inputs {
@@ -737,17 +847,23 @@ func (e *engine) shrink(ctx context.Context, it *item, impls []*implRun, keep fu
 		e.judge(ctx, items, impls)
 		ok := make([]bool, len(items))
 		for i, j := range items {
-			if ok[i] = j.judged && keep(j); ok[i] {
-				kept[string(j.input)] = j
+			if ok[i] = j.judged && keep(j); ok[i] && smaller(j.input, best.input) {
+				best = j
 			}
 		}
 		return ok
 	}
-	if !accept([][]byte{it.input})[0] {
-		return nil, nil
+	in = minimize(ctx, it.input, it.t.Input, e.o.ShrinkBudget, accept)
+	if !bytes.Equal(in, best.input) {
+		// minimize takes the smallest accepted candidate each time, so
+		// this cannot happen; judged again rather than trusted.
+		j := &item{index: it.index, t: it.t, ti: it.ti, input: in}
+		if e.judge(ctx, []*item{j}, impls); !j.judged || !keep(j) {
+			return best.input, best, rerun
+		}
+		best = j
 	}
-	in := minimize(ctx, it.input, it.t.Input, e.o.ShrinkBudget, accept)
-	return in, kept[string(in)]
+	return in, best, rerun
 }
 
 // errOut marks a problem with --out as a usage error.
@@ -756,3 +872,7 @@ func errOut(dir string, err error) error {
 }
 
 var errForeign = errors.New("it holds files referee fuzz did not write; give an empty or new directory")
+
+// errNotOurs says a corpus in --out is not as referee fuzz wrote it, so
+// none of its files is removed.
+var errNotOurs = errors.New("the corpus there is not as referee fuzz wrote it, and nothing of it is removed; give an empty or new directory")

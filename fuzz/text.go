@@ -68,8 +68,15 @@ func WriteText(w io.Writer, s *Summary, out string) error {
 		for _, i := range s.Impls {
 			p.line("  referee run %s --corpus %s%s", s.Suite, run.ShellQuote(out), specWords(i.Spec))
 		}
-	case len(s.Findings) == 0 && len(s.Gaps) == 0:
+	case len(s.Findings) == 0 && len(s.Gaps) == 0 && !s.Interrupted:
 		p.line("no divergence")
+	}
+	if s.Interrupted {
+		of := ""
+		if s.Total > 0 {
+			of = fmt.Sprintf(" of %d", s.Total)
+		}
+		p.line("INTERRUPTED after %d%s inputs: not a complete run; the findings above (%d) are those made before it", s.Inputs, of, len(s.Findings)+len(s.Gaps))
 	}
 	return p.err
 }
@@ -135,16 +142,27 @@ func (p *printer) finding(f *Finding, title string) {
 	case f.Level == check.Should:
 		tag = "WARN"
 	}
+	if f.Flaky {
+		tag = "FLAKY " + tag
+	}
 	if title == "" {
 		title = fmt.Sprintf("%s (%s) %s", tag, f.Level, f.Check)
 	} else {
 		title += ": " + f.Check
 	}
 	p.line("  %s: %s", termsafe.Line(title), termsafe.Line(f.Reason))
-	p.line("    input:    %s   (target %s, shrunk from input %d; %d inputs failed so)", inputText(f.Input), f.Target, f.Index, f.Seen)
+	if f.Flaky {
+		p.line("    input:    %s   (target %s, input %d as generated: it did not fail so again, so it is not shrunk; %d inputs failed so)", inputText(f.Input), f.Target, f.Index, f.Seen)
+	} else {
+		p.line("    input:    %s   (target %s, shrunk from input %d; %d inputs failed so)", inputText(f.Input), f.Target, f.Index, f.Seen)
+	}
 	if f.Status == check.Fail {
-		p.line("    expected: %s", termsafe.Line(check.Clip(f.Expected)))
-		p.line("    actual:   %s", termsafe.Line(check.Clip(f.Actual)))
+		// Cut when the finding was made (Finding.Expected): shown as kept.
+		p.line("    expected: %s", termsafe.Line(f.Expected))
+		p.line("    actual:   %s", termsafe.Line(f.Actual))
+	}
+	if f.Flaky {
+		p.line("    again:    %s", termsafe.Line(check.Clip(f.Rerun)))
 	}
 }
 

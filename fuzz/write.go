@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,6 +21,7 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/internal/atomicfile"
+	"github.com/refereehq/referee/internal/regularfile"
 )
 
 // ProvenanceFormat names the manifest member that says where a fuzzed
@@ -60,48 +65,107 @@ type ProvenanceItem struct {
 	Reason          string   `json:"reason"`
 	Signature       string   `json:"signature"`
 	Seen            int      `json:"seen"`
-	Text            string   `json:"text,omitempty"` // for a gap: the input, when it is UTF-8
-	Hex             string   `json:"hex,omitempty"`  // for a gap: the input in hex, when it is not
+	// Flaky marks a divergence that did not happen again when its input
+	// was sent once more (its vector holds the input as generated), and
+	// Rerun says what that second answer was.
+	Flaky bool   `json:"flaky,omitempty"`
+	Rerun string `json:"rerun,omitempty"`
+	Text  string `json:"text,omitempty"` // for a gap: the input, when it is UTF-8
+	Hex   string `json:"hex,omitempty"`  // for a gap: the input in hex, when it is not
 }
 
-// checkOut refuses an output directory that holds anything referee fuzz
-// did not write, and returns the files an earlier fuzz run wrote there.
+// checkOut refuses, before the first input, an output directory that
+// cannot be written (it is not a directory; it does not exist and neither
+// does its parent; nothing can be made in it or, when new, in its parent),
+// or that holds anything but a corpus an earlier fuzz run wrote, as it
+// wrote it (see previous). It returns that corpus's files.
 func checkOut(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
+		parent := filepath.Dir(dir)
+		pst, err := os.Stat(parent)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, errOut(dir, fmt.Errorf("the directory %s does not exist", parent))
+		case err != nil:
+			return nil, errOut(dir, err)
+		case !pst.IsDir():
+			return nil, errOut(dir, fmt.Errorf("%s is not a directory", parent))
+		}
+		return nil, probe(dir, parent)
 	case err != nil:
 		return nil, errOut(dir, err)
-	case len(entries) == 0:
-		return nil, nil
+	case !st.IsDir():
+		return nil, errOut(dir, errors.New("not a directory"))
+	}
+	if err := probe(dir, dir); err != nil {
+		return nil, err
 	}
 	return previous(dir)
 }
 
-// previous returns the files an earlier fuzz run wrote to dir (its
-// manifest included), or an error when dir holds anything else.
+// probe makes a directory in where and removes it: the corpus is written
+// to a directory of its own in --out before it takes the old one's place.
+func probe(dir, where string) error {
+	d, err := os.MkdirTemp(where, stagePrefix+"check-")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return errOut(dir, fmt.Errorf("cannot write in %s: %w", where, err))
+	}
+	return os.Remove(d)
+}
+
+// stagePrefix begins the names of the directories referee fuzz makes in
+// --out while it writes (and removes before it returns).
+const stagePrefix = ".referee-fuzz-"
+
+// previous returns the files an earlier fuzz run wrote to dir that are
+// still there, its manifest last, or an error when dir holds anything
+// else, or anything of that corpus is not as it was written: only files
+// that pass every test here are ever removed. A file the manifest lists
+// must be at a clean relative path inside dir, reached through no symlink,
+// a regular file whose SHA-256 is still the one listed; a listed file that
+// is gone is no matter.
 func previous(dir string) ([]string, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, corpus.ManifestName))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, errOut(dir, err)
+	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, errOut(dir, err)
+	}
+	defer root.Close()
+	if st, err := root.Lstat(corpus.ManifestName); err != nil || !st.Mode().IsRegular() {
+		return nil, errOut(dir, errForeign)
+	}
+	raw, err := regularfile.ReadFile(filepath.Join(dir, corpus.ManifestName), regularfile.DefaultLimit)
 	if err != nil {
 		return nil, errOut(dir, errForeign)
 	}
 	m, err := corpus.ParseManifest(raw)
-	if err != nil {
+	if err != nil || !slices.ContainsFunc(m.Meta, func(mem canon.Member) bool { return mem.Key == provenanceKey }) {
 		return nil, errOut(dir, errForeign)
 	}
-	ours := false
-	for _, mem := range m.Meta {
-		ours = ours || mem.Key == provenanceKey
-	}
-	if !ours {
-		return nil, errOut(dir, errForeign)
-	}
-	files := []string{corpus.ManifestName}
-	known := map[string]bool{corpus.ManifestName: true}
-	for f := range m.Files {
-		files = append(files, f)
-		known[f] = true
+	var files []string
+	for _, f := range slices.Sorted(maps.Keys(m.Files)) {
+		if !cleanPath(f) || f == corpus.ManifestName {
+			return nil, errOut(dir, fmt.Errorf("%s lists %q, not a clean relative path inside the directory: %w", corpus.ManifestName, f, errNotOurs))
+		}
+		switch err := pinned(root, f, m.Files[f]); {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, errOut(dir, fmt.Errorf("%s: %w: %w", f, err, errNotOurs))
+		default:
+			files = append(files, f)
+		}
 	}
 	var foreign error
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -109,7 +173,8 @@ func previous(dir string) ([]string, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if !known[filepath.ToSlash(rel)] {
+		rel = filepath.ToSlash(rel)
+		if _, ok := m.Files[rel]; !ok && rel != corpus.ManifestName && foreign == nil {
 			foreign = errOut(dir, fmt.Errorf("%s: %w", rel, errForeign))
 		}
 		return nil
@@ -117,25 +182,91 @@ func previous(dir string) ([]string, error) {
 	if err != nil {
 		return nil, errOut(dir, err)
 	}
-	return files, foreign
+	if foreign != nil {
+		return nil, foreign
+	}
+	return append(files, corpus.ManifestName), nil
 }
+
+// cleanPath reports whether p is a clean relative path with slashes, every
+// element of it a name (no "..", no ".", no empty one, no backslash).
+func cleanPath(p string) bool {
+	return fs.ValidPath(p) && p != "." && path.Clean(p) == p && !strings.Contains(p, `\`)
+}
+
+// pinned checks the file at p in root: every directory on its way a
+// directory, not a symlink; it a regular file whose digest is want. A
+// missing file is fs.ErrNotExist.
+func pinned(root *os.Root, p, want string) error {
+	for i := range len(p) {
+		if p[i] != '/' {
+			continue
+		}
+		st, err := root.Lstat(p[:i])
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("%s is not a directory (a symlink?)", p[:i])
+		}
+	}
+	st, err := root.Lstat(p)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return errors.New("not a regular file (a symlink?)")
+	}
+	f, err := root.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != want {
+		return errors.New("changed since referee fuzz wrote it (its digest is not the manifest's)")
+	}
+	return nil
+}
+
+// writeFile writes one file of a corpus; tests replace it to make a write fail.
+var writeFile = atomicfile.Write
 
 // write writes the findings' vectors to dir as a corpus of the suite's
 // format, with a manifest pinning every file and holding the provenance,
-// then loads it back through the suite to prove it replays.
+// loads it back through the suite to prove it replays, and only then puts
+// it in the place of the corpus an earlier run left there. The new corpus
+// is written to a directory of its own inside dir: a write that fails (a
+// full disk) leaves the earlier corpus as it was.
 func (e *engine) write(dir string) ([]string, error) {
 	old, err := checkOut(dir)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range old {
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(f))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, errOut(dir, err)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, errOut(dir, err)
 	}
+	stage, err := os.MkdirTemp(dir, stagePrefix+"new-")
+	if err != nil {
+		return nil, errOut(dir, err)
+	}
+	defer os.RemoveAll(stage)
+	files, err := e.stage(stage)
+	if err != nil {
+		return nil, err
+	}
+	if err := swapIn(dir, filepath.Base(stage), old, files); err != nil {
+		return nil, errOut(dir, fmt.Errorf("putting the new corpus in place of the old one: %w", err))
+	}
+	return files, nil
+}
+
+// stage writes the corpus to dir, a new directory, and proves it loads; it
+// returns its files, the manifest last.
+func (e *engine) stage(dir string) ([]string, error) {
 	var vectors []check.FuzzVector
 	seen := map[string]bool{}
 	for _, f := range e.sum.Findings {
@@ -158,20 +289,100 @@ func (e *engine) write(dir string) ([]string, error) {
 	}
 	m := &corpus.Manifest{Files: map[string]string{}, Meta: []canon.Member{{Key: provenanceKey, Value: pv}}}
 	for _, f := range files {
+		if !cleanPath(f) || f == corpus.ManifestName {
+			return nil, fmt.Errorf("%s: the fuzz hook wrote %q, not a clean relative path (a bug in referee)", e.def.Name, f)
+		}
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
 		if err != nil {
-			return nil, errOut(dir, err)
+			return nil, err
 		}
 		sum := sha256.Sum256(b)
 		m.Files[f] = "sha256:" + hex.EncodeToString(sum[:])
 	}
-	if err := atomicfile.Write(filepath.Join(dir, corpus.ManifestName), m.Encode()); err != nil {
-		return nil, errOut(dir, err)
+	if err := writeFile(filepath.Join(dir, corpus.ManifestName), m.Encode()); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", corpus.ManifestName, err)
 	}
 	if _, err := e.def.Load(check.LoadOptions{Corpus: dir}); err != nil {
 		return nil, fmt.Errorf("%s: the corpus written to %s does not load (a bug in referee): %w", e.def.Name, dir, err)
 	}
 	return append(files, corpus.ManifestName), nil
+}
+
+// swapIn moves the old corpus's files (old, each checked by previous) out
+// of dir into a directory of its own there, then the new corpus's files
+// from stage (a directory in dir) into their places, the manifests last
+// out and last in, and removes the old files. Every step is a rename
+// within dir, through an os.Root of dir: nothing outside it is touched.
+// When a step fails, what was moved is moved back.
+func swapIn(dir, stage string, old, files []string) (err error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	aside := ""
+	var out, in []string // moved aside, moved in
+	defer func() {
+		if err != nil {
+			for _, f := range slices.Backward(in) {
+				root.Rename(f, path.Join(stage, f))
+			}
+			for _, f := range slices.Backward(out) {
+				root.Rename(path.Join(aside, f), f)
+			}
+		}
+		if aside != "" {
+			root.RemoveAll(aside)
+		}
+		pruneDirs(root, old)
+	}()
+	if len(old) > 0 {
+		d, err := os.MkdirTemp(dir, stagePrefix+"old-")
+		if err != nil {
+			return err
+		}
+		aside = filepath.Base(d)
+		// The manifest (old's last) first: while the old files are moved,
+		// none is claimed.
+		for _, f := range append([]string{corpus.ManifestName}, old[:len(old)-1]...) {
+			if err := moveTo(root, f, path.Join(aside, f)); err != nil {
+				return err
+			}
+			out = append(out, f)
+		}
+	}
+	for _, f := range files {
+		if err := moveTo(root, path.Join(stage, f), f); err != nil {
+			return err
+		}
+		in = append(in, f)
+	}
+	return nil
+}
+
+// moveTo renames from to to in root, making to's directories.
+func moveTo(root *os.Root, from, to string) error {
+	if d := path.Dir(to); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	return root.Rename(from, to)
+}
+
+// pruneDirs removes the directories of files in root that are left empty,
+// deepest first.
+func pruneDirs(root *os.Root, files []string) {
+	var dirs []string
+	for _, f := range files {
+		for d := path.Dir(f); d != "."; d = path.Dir(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	slices.SortFunc(dirs, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+	for _, d := range slices.Compact(dirs) {
+		root.Remove(d) // fails, as it should, when it is not empty
+	}
 }
 
 // provenance describes the run for the manifest.
@@ -191,6 +402,7 @@ func (e *engine) provenance() Provenance {
 		return ProvenanceItem{
 			Name: f.Name, Target: f.Target, Input: f.Index, Implementations: f.Impls, Check: f.Check,
 			Level: string(f.Level), Status: string(f.Status), Reason: f.Reason, Signature: f.Signature, Seen: f.Seen,
+			Flaky: f.Flaky, Rerun: f.Rerun,
 		}
 	}
 	for _, f := range e.sum.Findings {

@@ -49,10 +49,14 @@ and --count make the same inputs. See docs/fuzzing.md.
 EXIT STATUS
   0  no divergence that blocks conformance (a failed should check, a may
      outcome or a gap shared by every implementation does not)
-  1  a must divergence (a failed must or may check, or an error)
-  2  usage error
+  1  a must divergence (a failed must or may check, or an error), flaky
+     ones (that did not happen again on the same input) included
+  2  usage error, an --out that cannot be written (refused before the
+     first input), or a corpus that could not be written (the earlier one
+     is kept)
   3  an implementation could not be started, offered none of the ops, or
-     kept faulting`,
+     kept faulting; or the run was interrupted (SIGINT, SIGTERM), which
+     still writes what it found`,
 		Example: `  referee fuzz jcs -- node examples/adapters/node/jcs.mjs
   referee fuzz crosslink --mode little-endian --count 2000 --out found
   referee fuzz jcs --impl node='node examples/adapters/node/jcs.mjs' --impl py='python3 examples/adapters/python/jcs.py' --time 1m`,
@@ -105,7 +109,7 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.Uint64Var(&o.seed, "seed", 1, "the seed of the inputs: the same seed and count give the same inputs")
 	f.IntVar(&o.count, "count", 0, fmt.Sprintf("generate `N` inputs (default %d unless --time is given)", fuzz.DefaultCount))
 	f.DurationVar(&o.time, "time", 0, "generate inputs for `D` (with --count, whichever ends first)")
-	f.StringVar(&o.out, "out", "", "write the divergences, shrunk, as a corpus in the suite's format to `DIR` (new, empty, or written by an earlier fuzz run)")
+	f.StringVar(&o.out, "out", "", "write the divergences, shrunk, as a corpus in the suite's format to `DIR` (new in an existing directory, empty, or written by an earlier fuzz run and unchanged since, which is replaced)")
 	f.IntVar(&o.parallel, "parallel", 0, "requests in flight per implementation, at most its declared concurrency (the default)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-call timeout")
 	repeatedVar(f, &o.targets, "target", "fuzz only the target `NAME` (repeatable; see fuzz "+def.Name+" --help)")
@@ -184,10 +188,20 @@ func runFuzz(ctx context.Context, e *env, def *check.Definition, o *fuzzOptions)
 	if werr := fuzz.WriteText(e.stdout, s, o.out); werr != nil {
 		return fmt.Errorf("writing the summary: %w", werr)
 	}
-	if err != nil {
-		return err // the findings could not be written to --out
+	if s.Interrupted {
+		fmt.Fprintf(e.stderr, "referee: interrupted after %d inputs; the fuzz run is incomplete\n", s.Inputs)
 	}
-	if code := s.ExitCode(); code != report.ExitOK {
+	code := s.ExitCode()
+	if err != nil {
+		// The findings could not be written to --out; the earlier corpus
+		// there is kept. The run's own verdict stands, as run's does.
+		if code != report.ExitOK {
+			fmt.Fprintf(e.stderr, "referee: %s\n", termsafe.Line(err.Error()))
+			return &exitError{code: code}
+		}
+		return err
+	}
+	if code != report.ExitOK {
 		return &exitError{code: code}
 	}
 	return nil

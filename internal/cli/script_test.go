@@ -50,6 +50,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"referee":         func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"hostile-adapter": hostileAdapter,
+		"interrupter":     interrupter,
 	})
 }
 

@@ -26,8 +26,11 @@ var errRelaxed = errors.New("not even relaxed JSON")
 // and numeric keys, +1, .5, 1., 01, 0x1F, 1_000, True and NULL, JavaScript
 // string escapes (\x41, \', \0, \q for q), raw control characters, any
 // Unicode space between tokens, a byte order mark, and values or members
-// with no separator between them. Truncated text, doubled or leading
-// commas, NaN, Infinity and unknown words stay errors.
+// with no separator between them. NaN and Infinity (either sign) are
+// written as 1e400 and -1e400, numbers no double holds: a reading that
+// keeps one cannot be canonicalised, as RFC 8785 §3.2.2.3 requires, but
+// one whose duplicate names drop it can. Truncated text, doubled or
+// leading commas and unknown words stay errors.
 func relaxJSON(text []byte) ([]byte, error) {
 	if !utf8.Valid(text) {
 		return nil, fmt.Errorf("%w: not UTF-8", errRelaxed)
@@ -114,6 +117,9 @@ func (r *relaxed) value(depth int) error {
 		switch w := strings.ToLower(r.s[start:r.i]); w {
 		case "true", "false", "null":
 			r.out.WriteString(w)
+			return nil
+		case "nan", "infinity":
+			r.out.WriteString(nonFinite)
 			return nil
 		}
 		r.i = start
@@ -295,8 +301,13 @@ func quoteJSON(s string) string {
 	return b.String()
 }
 
-// number reads +1, -01, .5, 1., 1_000, 0x1F, 0o17, 0b101 and strict
-// numbers, and writes a strict lexeme of the same value.
+// nonFinite is how relaxJSON writes NaN and Infinity: a number beyond the
+// double range, which canonicalisation refuses as it must refuse them.
+const nonFinite = "1e400"
+
+// number reads +1, -01, .5, 1., 1_000, 0x1F, 0o17, 0b101, signed NaN and
+// Infinity, and strict numbers, and writes a strict lexeme of the same
+// value (nonFinite for NaN and Infinity).
 func (r *relaxed) number() error {
 	sign := ""
 	switch r.peek() {
@@ -308,6 +319,13 @@ func (r *relaxed) number() error {
 	}
 	for r.i < len(r.s) && (r.s[r.i] == ' ' || r.s[r.i] == '\t') {
 		r.i++
+	}
+	for _, w := range []string{"nan", "infinity"} {
+		if end := r.i + len(w); end <= len(r.s) && strings.EqualFold(r.s[r.i:end], w) && (end == len(r.s) || !isIdent(rune(r.s[end]))) {
+			r.i = end
+			r.out.WriteString(sign + nonFinite)
+			return nil
+		}
 	}
 	for _, base := range []struct {
 		prefix string

@@ -118,25 +118,26 @@ func scan(v canon.Value) (big, nonchar bool) {
 
 // The clauses the suite's checks rest on.
 const (
-	clauseNumbers = `RFC 8785 §3.2.2.3: number data "MUST be serialized according to Section 7.1.12.1 of [ECMA-262], including the "Note 2" enhancement"`
-	clauseStrings = `RFC 8785 §3.2.2.2: U+0000 to U+001F MUST be written \b \t \n \f \r or lowercase \uhhhh, \ and " MUST be escaped, and every other code point MUST be written "as is"`
-	clauseKeys    = `RFC 8785 §3.2.3: "JSON object properties MUST be sorted recursively", comparing property names "as arrays of UTF-16 code units"`
-	clauseNames   = `RFC 8785 §3.2.3: "JSON object properties MUST be sorted recursively", comparing property names "as arrays of UTF-16 code units"; a property name is data like any other, whatever the implementation's language calls its own members (__proto__, toJSON, constructor, length)`
-	clauseShape   = `RFC 8785 §3.2: "Whitespace between JSON tokens MUST NOT be emitted" (§3.2.1), literals are written null, true and false (§3.2.2.1), and "array element order MUST NOT be changed" (§3.2.3)`
-	clauseTop     = `RFC 8259 §2: "JSON-text = ws value ws", so whitespace may surround any value at the top level, a scalar too; RFC 8785 §3.2.1: "Whitespace between JSON tokens MUST NOT be emitted"`
-	clauseOutput  = `RFC 8785 §3.2: the canonical text has no whitespace (§3.2.1), primitives serialized as ECMAScript does (§3.2.2), properties sorted by UTF-16 code units (§3.2.3), encoded in UTF-8 (§3.2.4)`
-	clauseDepth   = `RFC 8259 §9: "An implementation may set limits on the maximum depth of nesting", and sets no number; nesting up to depth 64, System.Text.Json's default maximum and the lowest among mainstream parsers, must work`
-	clauseDeep    = `RFC 8259 §9: "An implementation may set limits on the maximum depth of nesting", and sets no number; beyond depth 64 (System.Text.Json's default maximum, the lowest among mainstream parsers) a rejection conforms as well as the canonical text`
-	clauseBig     = `RFC 8785 §3.1 requires the data to be I-JSON, and RFC 7493 §2.2: "An I-JSON sender cannot expect a receiver to treat an integer whose absolute value is greater than 9007199254740991 (i.e., that is outside the range [-(2**53)+1, (2**53)-1]) as an exact value", and messages "SHOULD NOT include numbers that express greater magnitude or precision than an IEEE 754 double precision number provides"; and RFC 8259 §9: "An implementation may set limits on the range and precision of numbers", which covers exact doubles of that magnitude too (2^68, 1e+23): a number of magnitude 2^53 or more may be refused, and the canonical text conforms as well`
-	clauseNonchar = `RFC 8785 §3.1 requires the data to be I-JSON, and RFC 7493 §2.1: strings "MUST NOT include code points that identify Surrogates or Noncharacters", while RFC 8785 §3.2.2.2 writes every other code point "as is" and its list of what I-JSON implies (§3.1) names only duplicates, Unicode and doubles: a noncharacter (U+FFFF, U+FDD0...) may be refused or written raw`
-	clauseBOM     = `RFC 8259 §8.1: implementations "MUST NOT add a byte order mark (U+FEFF) to the beginning of a networked-transmitted JSON text", and parsers "MAY ignore the presence of a byte order mark rather than treating it as an error": the canonical text of what follows it and a rejection both conform`
-	clauseDupes   = `RFC 8785 §3.1: the data "MUST be adapted for I-JSON", so "JSON objects MUST NOT exhibit duplicate property names" (RFC 7493 §2.3): a constraint on the data, which an implementation that takes parsed values cannot check`
-	clauseSurr    = `RFC 8785 §3.2.2.2: lone surrogates "MUST cause a compliant JCS implementation to terminate with an appropriate error"`
-	clauseRange   = `RFC 8785 §3.2.2.3: "occurrences of NaN or Infinity MUST cause a compliant JCS implementation to terminate with an appropriate error"; a number beyond the double range reads as Infinity (§3.1: number data MUST be expressible as IEEE 754 doubles)`
-	clauseNaN     = `RFC 8259 §6: "Numeric values that cannot be represented in the grammar below (such as Infinity and NaN) are not permitted", and a parser that reads them anyway holds a value that RFC 8785 §3.2.2.3 says "MUST cause a compliant JCS implementation to terminate with an appropriate error"`
-	clauseGrammar = `RFC 8259 §9: "A JSON parser MAY accept non-JSON forms or extensions", so accepting this text is no fault of a parser; but RFC 8785 §3.1 requires the data to be I-JSON, "a restricted profile of JSON" (RFC 7493), so a canonicaliser given text should refuse what is not JSON. Accepting it with the canonical text of a lenient reading that keeps its value is a warning; any other output changes the value, and fails as a must`
-	clauseNoValue = `RFC 8259 §9 lets a parser accept "non-JSON forms or extensions", but this text has no reading that keeps a value (a truncated text, values run together, a broken token or escape): any output invents or changes one, so RFC 8785 has nothing to canonicalise and the text must be rejected`
-	clauseUTF8    = `RFC 8259 §8.1: JSON text exchanged between systems "MUST be encoded using UTF-8", and RFC 7493 §2.1 (I-JSON, which RFC 8785 §3.1 requires): "I-JSON messages MUST be encoded using UTF-8". Bytes that are not UTF-8 spell no Unicode string, so any output invents characters (U+FFFD, or what an overlong form pretends to be) and the input must be rejected`
+	clauseNumbers    = `RFC 8785 §3.2.2.3: number data "MUST be serialized according to Section 7.1.12.1 of [ECMA-262], including the "Note 2" enhancement"`
+	clauseStrings    = `RFC 8785 §3.2.2.2: U+0000 to U+001F MUST be written \b \t \n \f \r or lowercase \uhhhh, \ and " MUST be escaped, and every other code point MUST be written "as is"`
+	clauseKeys       = `RFC 8785 §3.2.3: "JSON object properties MUST be sorted recursively", comparing property names "as arrays of UTF-16 code units"`
+	clauseNames      = `RFC 8785 §3.2.3: "JSON object properties MUST be sorted recursively", comparing property names "as arrays of UTF-16 code units"; a property name is data like any other, whatever the implementation's language calls its own members (__proto__, toJSON, constructor, length)`
+	clauseShape      = `RFC 8785 §3.2: "Whitespace between JSON tokens MUST NOT be emitted" (§3.2.1), literals are written null, true and false (§3.2.2.1), and "array element order MUST NOT be changed" (§3.2.3)`
+	clauseTop        = `RFC 8259 §2: "JSON-text = ws value ws", so whitespace may surround any value at the top level, a scalar too; RFC 8785 §3.2.1: "Whitespace between JSON tokens MUST NOT be emitted"`
+	clauseOutput     = `RFC 8785 §3.2: the canonical text has no whitespace (§3.2.1), primitives serialized as ECMAScript does (§3.2.2), properties sorted by UTF-16 code units (§3.2.3), encoded in UTF-8 (§3.2.4)`
+	clauseDepth      = `RFC 8259 §9: "An implementation may set limits on the maximum depth of nesting", and sets no number; nesting up to depth 64, System.Text.Json's default maximum and the lowest among mainstream parsers, must work`
+	clauseDeep       = `RFC 8259 §9: "An implementation may set limits on the maximum depth of nesting", and sets no number; beyond depth 64 (System.Text.Json's default maximum, the lowest among mainstream parsers) a rejection conforms as well as the canonical text`
+	clauseBig        = `RFC 8785 §3.1 requires the data to be I-JSON, and RFC 7493 §2.2: "An I-JSON sender cannot expect a receiver to treat an integer whose absolute value is greater than 9007199254740991 (i.e., that is outside the range [-(2**53)+1, (2**53)-1]) as an exact value", and messages "SHOULD NOT include numbers that express greater magnitude or precision than an IEEE 754 double precision number provides"; and RFC 8259 §9: "An implementation may set limits on the range and precision of numbers", which covers exact doubles of that magnitude too (2^68, 1e+23): a number of magnitude 2^53 or more may be refused, and the canonical text conforms as well`
+	clauseNonchar    = `RFC 8785 §3.1 requires the data to be I-JSON, and RFC 7493 §2.1: strings "MUST NOT include code points that identify Surrogates or Noncharacters", while RFC 8785 §3.2.2.2 writes every other code point "as is" and its list of what I-JSON implies (§3.1) names only duplicates, Unicode and doubles: a noncharacter (U+FFFF, U+FDD0...) may be refused or written raw`
+	clauseBOM        = `RFC 8259 §8.1: implementations "MUST NOT add a byte order mark (U+FEFF) to the beginning of a networked-transmitted JSON text", and parsers "MAY ignore the presence of a byte order mark rather than treating it as an error": the canonical text of what follows it and a rejection both conform`
+	clauseDupes      = `RFC 8785 §3.1: the data "MUST be adapted for I-JSON", so "JSON objects MUST NOT exhibit duplicate property names" (RFC 7493 §2.3): a constraint on the data, which an implementation that takes parsed values cannot check`
+	clauseSurr       = `RFC 8785 §3.2.2.2: lone surrogates "MUST cause a compliant JCS implementation to terminate with an appropriate error"`
+	clauseRange      = `RFC 8785 §3.2.2.3: "occurrences of NaN or Infinity MUST cause a compliant JCS implementation to terminate with an appropriate error"; a number beyond the double range reads as Infinity (§3.1: number data MUST be expressible as IEEE 754 doubles)`
+	clauseNaN        = `RFC 8259 §6: "Numeric values that cannot be represented in the grammar below (such as Infinity and NaN) are not permitted", and a parser that reads them anyway holds a value that RFC 8785 §3.2.2.3 says "MUST cause a compliant JCS implementation to terminate with an appropriate error"`
+	clauseGrammar    = `RFC 8259 §9: "A JSON parser MAY accept non-JSON forms or extensions", so accepting this text is no fault of a parser; but RFC 8785 §3.1 requires the data to be I-JSON, "a restricted profile of JSON" (RFC 7493), so a canonicaliser given text should refuse what is not JSON. Accepting it with the canonical text of a lenient reading that keeps its value is a warning; any other output changes the value, and fails as a must`
+	clauseNaNDropped = `RFC 8259 §6: NaN and Infinity "are not permitted" in JSON text, and §9: "A JSON parser MAY accept non-JSON forms or extensions", so reading them is no fault of a parser. RFC 8785 §3.2.2.3's "occurrences of NaN or Infinity MUST cause a compliant JCS implementation to terminate with an appropriate error" is about the data to canonicalise, and this text, read with the last of each duplicate member name winning, holds none: each is the value of a name a later member repeats. Its faults are text that is not JSON and duplicate names, both of which should be rejected (RFC 8785 §3.1: the data MUST be I-JSON, where names MUST NOT repeat, RFC 7493 §2.3); as for 1e400 in the same place, the canonical text of that reading is a warning, and any other output (one that keeps a NaN or the first of a duplicate) fails as a must`
+	clauseNoValue    = `RFC 8259 §9 lets a parser accept "non-JSON forms or extensions", but this text has no reading that keeps a value (a truncated text, values run together, a broken token or escape): any output invents or changes one, so RFC 8785 has nothing to canonicalise and the text must be rejected`
+	clauseUTF8       = `RFC 8259 §8.1: JSON text exchanged between systems "MUST be encoded using UTF-8", and RFC 7493 §2.1 (I-JSON, which RFC 8785 §3.1 requires): "I-JSON messages MUST be encoded using UTF-8". Bytes that are not UTF-8 spell no Unicode string, so any output invents characters (U+FFFD, or what an overlong form pretends to be) and the input must be rejected`
 )
 
 // The reasons a failed check gives.
@@ -147,6 +148,19 @@ const (
 	reasonInvented   = "accepted text that is not RFC 8259 JSON and has no value to keep (truncated, run together or broken): the output invents one"
 	reasonNotUTF8    = "accepted input that is not UTF-8: the output invents characters the bytes do not spell"
 )
+
+// droppedNonFinite reports whether input, which holds NaN or Infinity
+// (text that is not JSON), has a relaxed reading in which none is left once
+// the last of each duplicate member name wins: {"a":NaN,"a":1} reads as
+// {"a":1}, as {"a":1e400,"a":1} does.
+func droppedNonFinite(input []byte) bool {
+	reading, err := relaxJSON(input)
+	if err != nil {
+		return false
+	}
+	_, err = canon.JCS.Canonicalize(reading, canon.ReadOptions{Duplicates: canon.LastWins})
+	return err == nil
+}
 
 // kind is what a vector asks of an implementation, as its input shows it.
 type kind int
@@ -185,7 +199,8 @@ func notJSON(err error) bool {
 //
 // For a rejection: an input that is not UTF-8 is a must (it travels as
 // value_hex); text that is not JSON is a should when it has lenient
-// readings and a must when it has none or holds NaN or Infinity; a byte
+// readings and a must when it has none, or holds NaN or Infinity that no
+// duplicate name drops (droppedNonFinite); a byte
 // order mark before a JSON text is a may; JSON whose only fault is a
 // duplicate member name is a should; anything else (lone surrogates,
 // numbers beyond double range) a must.
@@ -253,6 +268,8 @@ func classOf(group string, input []byte, r reading, reject bool, lenient [][]byt
 		}
 		if perr != nil {
 			switch {
+			case errors.Is(perr, canon.ErrNonFinite) && len(lenient) > 0 && droppedNonFinite(input):
+				c.kind, c.clause = wantRejectText, clauseNaNDropped
 			case errors.Is(perr, canon.ErrNonFinite):
 				c.clause = clauseNaN
 			case len(lenient) > 0:

@@ -331,3 +331,66 @@ func TestThroughCheckTest(t *testing.T) {
 		t.Errorf("counts %+v", n)
 	}
 }
+
+// TestNonFiniteDroppedByDuplicate: a NaN or an Infinity that a later
+// duplicate name replaces leaves nothing RFC 8785 §3.2.2.3 refuses in the
+// data, read last-wins: {"a":NaN,"a":1} is judged as {"a":1e400,"a":1}
+// is, a should, and the output {"a":1} of that reading is a warning for
+// both. One the last duplicate keeps stays a must. Text that is not JSON
+// is judged as text: any other output changes its value, a must (JSON
+// with duplicate names takes any output as a warning). The fuzzer's
+// vector and the corpus it writes, read back, agree.
+func TestNonFiniteDroppedByDuplicate(t *testing.T) {
+	for _, tc := range []struct {
+		input string
+		want  check.Level
+	}{
+		{`{"a":NaN,"a":1}`, check.Should},
+		{`{"a":1e400,"a":1}`, check.Should},
+		{`{"a":-Infinity,"a":1}`, check.Should},
+		{`[{"a":Infinity,"b":2,"a":[1]}]`, check.Should},
+		{`{"a":1,"a":NaN}`, check.Must},
+		{`{"a":1,"a":1e400}`, check.Must},
+		{`{"a":NaN,"b":1}`, check.Must},
+		{`[NaN]`, check.Must},
+	} {
+		t.Run(tc.input, func(t *testing.T) {
+			fv, ok := fuzzVector("fuzz-test", []byte(tc.input))
+			if !ok || len(fv.Checks) != 1 {
+				t.Fatalf("no vector (%v, %d checks)", ok, len(fv.Checks))
+			}
+			if got := fv.Checks[0].LevelOf(); got != tc.want {
+				t.Errorf("the fuzzer judges it %s, want %s", got, tc.want)
+			}
+			dir := t.TempDir()
+			if _, err := fuzzSpec.Write(dir, []check.FuzzVector{fv}); err != nil {
+				t.Fatal(err)
+			}
+			s := loadSuite(t, dir)
+			if len(s.Checks) != 1 || s.Checks[0].LevelOf() != fv.Checks[0].LevelOf() {
+				t.Fatalf("the corpus written judges it %v, the fuzzer %s", s.Checks, fv.Checks[0].LevelOf())
+			}
+			if tc.want != check.Should {
+				return
+			}
+			// The lenient reading's output is a warning; another is a must.
+			lenient := fixed{`{"a":1}`}
+			if strings.HasPrefix(tc.input, "[") {
+				lenient = fixed{`[{"a":[1],"b":2}]`}
+			}
+			other := check.Must
+			if !strings.ContainsAny(tc.input, "NI") {
+				other = check.Should
+			}
+			for _, tt := range []struct {
+				h    fixed
+				want check.Level
+			}{{lenient, check.Should}, {fixed{`{"a":null}`}, other}} {
+				r := checktest.Execute(t, s, adapter.InProcess(tt.h)).Results[0]
+				if r.Status != check.Fail || r.Level != tt.want {
+					t.Errorf("answered %s: %s at %s, want a failure at %s: %s", tt.h.reply, r.Status, r.Level, tt.want, r.Reason)
+				}
+			}
+		})
+	}
+}

@@ -111,7 +111,7 @@ type packedClass struct {
 // classify finds no reason for.
 var clauses = []string{"", clauseNumbers, clauseStrings, clauseKeys, clauseNames, clauseShape, clauseTop, clauseOutput,
 	clauseDepth, clauseDeep, clauseBig, clauseNonchar, clauseBOM, clauseDupes, clauseSurr, clauseRange, clauseNaN,
-	clauseGrammar, clauseNoValue, clauseUTF8}
+	clauseGrammar, clauseNoValue, clauseUTF8, clauseNaNDropped}
 
 func (c class) pack() packedClass {
 	return packedClass{kind: uint8(c.kind), clause: uint8(slices.Index(clauses, c.clause)), hex: c.hex, depth: int32(c.depth)}
