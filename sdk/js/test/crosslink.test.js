@@ -10,9 +10,9 @@ import { FAILING_CHECKS, FRAME_FAILURES, NEGATIVE_FAILURES, UPSTREAM_FAILURES, b
 import { sharedCorpus } from "./helpers.js";
 
 describe("Crosslink drop-in", () => {
-  it("the honest adapter passes all 246 checks of the embedded corpus", async () => {
+  it("the honest adapter passes all 249 checks of the embedded corpus", async () => {
     const r = await runConformance(honest);
-    assert.equal(r.passed, 246);
+    assert.equal(r.passed, 249);
     assert.equal(r.failed, 0);
     assert.deepEqual(r.failures, []);
     assert.equal(r.report.conformant, true);
@@ -22,7 +22,7 @@ describe("Crosslink drop-in", () => {
 
   it("the broken adapter fails exactly the 15 predicted checks, in upstream's shape", async () => {
     const r = await runConformance(broken);
-    assert.equal(r.passed, 231);
+    assert.equal(r.passed, 234);
     assert.equal(r.failed, 15);
     assert.equal(r.failures.length, 15);
     const frames = r.failures.filter((f) => f.operation === "frame");
@@ -56,8 +56,8 @@ describe("Crosslink drop-in", () => {
   it("a method the adapter lacks counts in neither passed nor failed (not-checked)", async () => {
     const { decodeMessage: _, ...noDecode } = honest;
     const r = await runConformance(noDecode);
-    // decodeMessage is in every /decode check (38), every invalid/ (88) and decode/ (12).
-    assert.equal(r.report.counts.not_checked, 138);
+    // decodeMessage is in every /decode check (38), every invalid/ (89) and decode/ (14).
+    assert.equal(r.report.counts.not_checked, 141);
     assert.deepEqual([r.passed, r.failed], [108, 0]);
   });
 
@@ -82,7 +82,7 @@ describe("Crosslink drop-in", () => {
   it("an adapter that never answers: referee gives up, and the report still resolves, every check a failure", async () => {
     const hang = () => new Promise(() => {});
     const r = await runConformance({ canonicalJson: hang, encodeFrame: hang, decodeMessage: hang, errorCode: () => undefined }, { timeout: 200 });
-    assert.deepEqual([r.passed, r.failed], [0, 246]);
+    assert.deepEqual([r.passed, r.failed], [0, 249]);
     assert.equal(r.report.complete, false);
     assert.match(r.failures[0].actual, /^error: adapter timeout/);
     assert.match(r.failures.at(-1).actual, /^error: not run: adapter gave up after repeated faults/);
