@@ -76,7 +76,7 @@ var infos = []info{
 		"two composes, max_tokens 1000. First alpha, bravo and charlie each serve one honest 400-token frame (1200 together, each provider within budget): the admitted frames' token costs must sum to at most 1000 and at least one drop must be reported. Then each serves 200: all three must be admitted and nothing dropped.",
 		check.Should, clauseBudgetBound, budgetBound},
 	{CheckTotalPartition, "every frame the providers sent is admitted or reported dropped, exactly once, and nothing else is named (composition audit)",
-		"two composes as budget-bound's: with 3 × 400 against 1000, every frame the providers sent (as they recorded it) must appear exactly once in admitted or dropped, none in both; with 3 × 200, nothing may be reported dropped.",
+		"two composes as budget-bound's: with 3 × 400 against 1000, each provider must be reported frames and every frame the providers sent (as they recorded it) must appear exactly once in admitted or dropped, none in both; with 3 × 200, all three must be admitted and nothing reported dropped.",
 		check.Should, clausePartition, totalPartition},
 	{CheckQuarantine, "the frames of a provider the host's own audit refused (a flood of cheap frames, an over-budget reply) never reach the prompt, while an honest provider's do (§7 B2/B4)",
 		"one compose, max_frames 8, max_tokens 1000: alpha (http) floods 17 one-token frames, charlie (http) sends three 400-token frames (1200), bravo (stdio) one honest frame of 100. None of alpha's or charlie's frames may be admitted, though each would fit a token pack; bravo's must be.",
@@ -567,6 +567,9 @@ func totalPartition(ctx context.Context, s *check.Session, e *env, doc string) c
 		return *fault
 	}
 	if c := j.read(t); c != nil {
+		for _, id := range []string{"alpha", "bravo", "charlie"} {
+			j.result(t, c, id, "frames") // so that a partition of nothing is no partition
+		}
 		count := map[string]int{}
 		for _, f := range append(slices.Clone(c.Admitted), c.Dropped...) {
 			count[f.String()]++
@@ -585,8 +588,13 @@ func totalPartition(ctx context.Context, s *check.Session, e *env, doc string) c
 	if fault != nil {
 		return *fault
 	}
-	if c := j.read(t2); c != nil && len(c.Dropped) > 0 {
-		j.failf("%sframes were reported dropped though all fit: %s", t2.label(), names(c.Dropped))
+	if c := j.read(t2); c != nil {
+		for _, id := range []string{"alpha", "bravo", "charlie"} {
+			j.admitted(t2, c, id)
+		}
+		if len(c.Dropped) > 0 {
+			j.failf("%sframes were reported dropped though all fit: %s", t2.label(), names(c.Dropped))
+		}
 	}
 	return j.outcome(doc, "every frame sent was admitted or reported dropped, once; nothing dropped when all fit")
 }

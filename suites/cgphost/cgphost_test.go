@@ -1,0 +1,364 @@
+package cgphost_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/refereehq/referee/adapter"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/check/checktest"
+	"github.com/refereehq/referee/protocols/cgp"
+	"github.com/refereehq/referee/protocols/cgp/adversary"
+	"github.com/refereehq/referee/protocols/cgp/composer"
+	"github.com/refereehq/referee/protocols/cgp/host"
+	"github.com/refereehq/referee/suites/cgphost"
+)
+
+// The test binary stands in for referee: the suite gives hosts
+// `<itself> serve cgp-host --provider URL` as a stdio provider.
+func TestMain(m *testing.M) {
+	if a := os.Args[1:]; len(a) == 4 && a[0] == "serve" && a[1] == cgphost.Name && a[2] == "--provider" {
+		os.Exit(adversary.Relay(context.Background(), a[3], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func load(t testing.TB, transport string) *check.Loaded {
+	t.Helper()
+	l, err := cgphost.Definition.Load(check.LoadOptions{Flags: check.FlagValues{"transport": transport}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// statuses runs the suite against h and returns each check's status by
+// name ("fail" for a failed should check too), and the run.
+func statuses(t *testing.T, transport string, h adapter.Handler) (map[string]check.Status, *check.Run) {
+	t.Helper()
+	run := checktest.Execute(t, load(t, transport).Suite, adapter.InProcess(h))
+	out := map[string]check.Status{}
+	for _, r := range run.Results {
+		out[strings.TrimPrefix(r.ID, cgphost.Name+"/")] = r.Status
+	}
+	return out, run
+}
+
+func reference(t testing.TB, mode string) adapter.Handler {
+	t.Helper()
+	h, err := load(t, "").Reference(mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func with(m map[string]check.Status, s check.Status) []string {
+	var out []string
+	for n, st := range m {
+		if st == s {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestReferencePassesOverEveryTransport(t *testing.T) {
+	for _, c := range []struct {
+		transport  string
+		notChecked []string
+	}{
+		{"mixed", []string{cgphost.CheckTLSNonLoopback}},
+		{"stdio", []string{cgphost.CheckCredentialHygiene, cgphost.CheckTLSNonLoopback}},
+		{"http", []string{cgphost.CheckTLSNonLoopback}},
+	} {
+		t.Run(c.transport, func(t *testing.T) {
+			got, run := statuses(t, c.transport, reference(t, ""))
+			for _, r := range run.Results {
+				if r.Status == check.Fail || r.Status == check.Error {
+					t.Errorf("%s: %s: %s\n%s", r.ID, r.Status, r.Reason, strings.Join(r.Evidence.Notes, "\n"))
+				}
+			}
+			if nc := with(got, check.NotChecked); !slices.Equal(nc, c.notChecked) {
+				t.Errorf("not checked %v, want %v", nc, c.notChecked)
+			}
+			if n := len(with(got, check.Pass)); n != 14-len(c.notChecked) {
+				t.Errorf("%d passed", n)
+			}
+		})
+	}
+}
+
+// modeFailures is, for each broken mode, the checks it must fail, worked
+// out by hand from the rule the mode breaks and what each check's
+// providers do: never computed from a run.
+var modeFailures = map[string][]string{
+	// H3: contextgraph/10.0 passes a prefix test; 1.9 and 1.0-draft fail
+	// an exact one. No other check's providers ack another version.
+	"prefix-version": {"version-reject"},
+	"exact-version":  {"version-reject"},
+	// B2: budget-drop's 3 × 400 keeps two frames; quarantine's charlie sends
+	// 3 × 400 too, and two of its frames then fit beside bravo's 100.
+	"truncate-over-budget": {"budget-drop", "quarantine"},
+	// B4: frame-limit's twelve and quarantine's seventeen one-token frames
+	// are admitted.
+	"no-flood-check": {"frame-limit", "quarantine"},
+	// The audit reports, the composition ignores it: every refused reply
+	// of budget-drop, frame-limit and quarantine reaches the pack, and some
+	// of each fits.
+	"compose-raw": {"budget-drop", "frame-limit", "quarantine"},
+	// C1/C2: only consent-gate's subject declares egress without scopes;
+	// scope-receipt's is held by the scope gate, which stays.
+	"no-consent-gate": {"consent-gate"},
+	// C2 on the wire: the reply is right, but both consent checks' subjects
+	// received the query.
+	"query-before-consent": {"consent-gate", "scope-receipt"},
+	// C6: scope-receipt's subject has boolean consent and a missing receipt.
+	"consent-covers-scopes": {"scope-receipt"},
+	// §6.2: only provenance-bytes serves file provenance.
+	"trust-provenance":  {"provenance-bytes"},
+	"whole-file-digest": {"provenance-bytes"},
+	// R3: only content-quoting's content holds a fence token.
+	"raw-content": {"content-quoting"},
+	// Only crash-isolation has a provider that crashes.
+	"crash-poisons": {"crash-isolation"},
+	// C8: only credential-hygiene has a provider that refuses a credential.
+	"leak-credential": {"credential-hygiene"},
+	// The composition's bound: only budget-bound's honest providers overrun
+	// together (determinism's 1200 go in whole on both calls, the same).
+	"no-budget-bound": {"budget-bound"},
+	// Budget drops unreported: budget-bound wants a drop reported, the
+	// partition every frame accounted for.
+	"silent-drop": {"budget-bound", "total-partition"},
+	// Arrival order: determinism's second call reorders; every other check
+	// makes one call, or two of the same order.
+	"arrival-order": {"determinism"},
+}
+
+func TestEveryModeFailsExactlyItsChecks(t *testing.T) {
+	var names []string
+	for _, m := range composer.Modes {
+		names = append(names, m.Name)
+		if _, ok := modeFailures[m.Name]; !ok {
+			t.Errorf("mode %s has no expected failures in modeFailures", m.Name)
+		}
+	}
+	if len(modeFailures) != len(names) {
+		t.Errorf("modeFailures has %d modes, composer.Modes %d", len(modeFailures), len(names))
+	}
+	failed := map[string]bool{}
+	for _, mode := range names {
+		t.Run(mode, func(t *testing.T) {
+			got, run := statuses(t, "http", reference(t, mode))
+			fails := with(got, check.Fail)
+			want := slices.Sorted(slices.Values(modeFailures[mode]))
+			if !slices.Equal(fails, want) {
+				t.Errorf("fails %v, want %v", fails, want)
+				for _, r := range run.Results {
+					if r.Status == check.Fail && !slices.Contains(want, strings.TrimPrefix(r.ID, cgphost.Name+"/")) {
+						t.Logf("%s: %s", r.ID, r.Reason)
+					}
+				}
+			}
+			if e := with(got, check.Error); len(e) > 0 {
+				t.Errorf("errors %v: a broken mode must answer, not fault", e)
+			}
+			for _, f := range fails {
+				failed[f] = true
+			}
+		})
+	}
+	for _, c := range load(t, "").Suite.Checks {
+		if n := strings.TrimPrefix(c.ID, cgphost.Name+"/"); !failed[n] && n != cgphost.CheckTLSNonLoopback {
+			t.Errorf("%s fails under no broken mode", c.ID)
+		}
+	}
+}
+
+// The stdio transport catches the same modes: C2, judged on what a stdio
+// provider read from its stdin (each stdio provider is a process, so one
+// mode is run this way).
+func TestModesOverStdio(t *testing.T) {
+	for _, mode := range []string{"query-before-consent"} {
+		t.Run(mode, func(t *testing.T) {
+			got, _ := statuses(t, "stdio", reference(t, mode))
+			if fails := with(got, check.Fail); !slices.Equal(fails, slices.Sorted(slices.Values(modeFailures[mode]))) {
+				t.Errorf("fails %v, want %v", fails, modeFailures[mode])
+			}
+		})
+	}
+}
+
+// fakeHost is a host adapter made of a compose function, for hosts that
+// are wrong in ways the reference's modes are not.
+type fakeHost func(ctx context.Context, args composeRequest) any
+
+type composeRequest struct {
+	Query     cgp.ContextQuery `json:"query"`
+	Providers []struct {
+		ID, Transport, URL, Token string
+		Argv                      []string
+	} `json:"providers"`
+}
+
+func (f fakeHost) Hello() adapter.Hello {
+	return adapter.Hello{Name: "fake", Ops: []string{cgphost.OpCompose}, Concurrency: 4}
+}
+
+func (f fakeHost) Handle(ctx context.Context, op string, args []byte) (json.RawMessage, *adapter.Error) {
+	var req composeRequest
+	if err := json.Unmarshal(args, &req); err != nil {
+		return nil, &adapter.Error{Code: "bad_args", Message: err.Error()}
+	}
+	b, _ := json.Marshal(f(ctx, req))
+	return b, nil
+}
+
+// dropAll reaches no provider and admits nothing.
+func dropAll(ctx context.Context, req composeRequest) any {
+	var ps []map[string]string
+	for _, p := range req.Providers {
+		ps = append(ps, map[string]string{"id": p.ID, "result": "error", "message": "this host composes nothing"})
+	}
+	return map[string]any{"providers": ps, "admitted": []any{}, "dropped": []any{}, "prompt": ""}
+}
+
+// admitAll queries every provider, with no gate and no audit, and puts
+// every frame it gets into the prompt as it came.
+func admitAll(ctx context.Context, req composeRequest) any {
+	var ps, admitted []map[string]string
+	var prompt strings.Builder
+	for _, p := range req.Providers {
+		target := host.Target{Argv: p.Argv, URL: p.URL, Token: p.Token}
+		result := "frames"
+		func() {
+			h, err := host.Dial(ctx, target)
+			if err != nil {
+				result = "error"
+				return
+			}
+			defer h.Close()
+			defer h.Shutdown(ctx)
+			hs, _ := cgp.Encode(&cgp.Envelope{Type: cgp.TypeHandshake, ProtocolVersion: cgp.ProtocolVersion})
+			if _, err := h.Raw(ctx, hs); err != nil {
+				result = "error"
+				return
+			}
+			reply, err := h.Query(ctx, req.Query, nil)
+			if err != nil {
+				result = "error"
+				return
+			}
+			for _, f := range reply.Result.Frames {
+				admitted = append(admitted, map[string]string{"provider_id": p.ID, "frame_id": f.ID})
+				fmt.Fprintf(&prompt, "<frame id=%q>\n%s\n</frame>\n", f.ID, *f.Content)
+			}
+		}()
+		ps = append(ps, map[string]string{"id": p.ID, "result": result})
+	}
+	return map[string]any{"providers": ps, "admitted": admitted, "dropped": []any{}, "prompt": prompt.String()}
+}
+
+// A host that drops everything, or admits everything, fails: every check
+// pairs the provider that tries to break a rule with one the host must
+// accept. The admit-all host keeps the partition (it drops nothing, so
+// every frame is accounted for) and nothing else.
+func TestDropAllAndAdmitAllFail(t *testing.T) {
+	all := []string{}
+	for _, c := range load(t, "").Suite.Checks {
+		if n := strings.TrimPrefix(c.ID, cgphost.Name+"/"); n != cgphost.CheckTLSNonLoopback {
+			all = append(all, n)
+		}
+	}
+	sort.Strings(all)
+	for _, c := range []struct {
+		name string
+		host fakeHost
+		pass []string
+	}{
+		{"drop-all", dropAll, nil},
+		{"admit-all", admitAll, []string{cgphost.CheckTotalPartition}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, run := statuses(t, "http", c.host)
+			var want []string
+			for _, n := range all {
+				if !slices.Contains(c.pass, n) {
+					want = append(want, n)
+				}
+			}
+			if fails := with(got, check.Fail); !slices.Equal(fails, want) {
+				t.Errorf("fails %v\nwant  %v", fails, want)
+				for _, r := range run.Results {
+					t.Logf("%s %s: %s", r.ID, r.Status, r.Reason)
+				}
+			}
+		})
+	}
+}
+
+// A reply that is not the documented shape, or that names frames nobody
+// served, fails the check that reads it, saying why.
+func TestMalformedRepliesFail(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		reply func(req composeRequest) any
+		want  string
+	}{
+		{"no prompt", func(composeRequest) any {
+			return map[string]any{"providers": []any{}, "admitted": []any{}, "dropped": []any{}}
+		}, "the reply has no prompt member"},
+		{"phantom", func(req composeRequest) any {
+			return map[string]any{"providers": []any{}, "admitted": []any{map[string]string{"provider_id": req.Providers[0].ID, "frame_id": "never-served"}}, "dropped": []any{}, "prompt": ""}
+		}, "a frame no provider served the host"},
+		{"dropped without a reason", func(req composeRequest) any {
+			return map[string]any{"providers": []any{}, "admitted": []any{}, "dropped": []any{map[string]string{"provider_id": "a", "frame_id": "b"}}, "prompt": ""}
+		}, "has no reason"},
+		{"not an object", func(composeRequest) any { return []int{1} }, "not an object"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := fakeHost(func(_ context.Context, req composeRequest) any { return c.reply(req) })
+			run := checktest.Execute(t, load(t, "http").Suite, adapter.InProcess(h))
+			for _, r := range run.Results {
+				if strings.HasSuffix(r.ID, cgphost.CheckTLSNonLoopback) {
+					continue
+				}
+				if r.Status != check.Fail || !strings.Contains(r.Actual, c.want) {
+					t.Errorf("%s: %s %q, want a failure saying %q", r.ID, r.Status, r.Actual, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestDefinition(t *testing.T) {
+	modes := cgphost.Definition.ModeList()
+	if len(modes) != len(composer.Modes) {
+		t.Errorf("%d modes listed, %d in composer.Modes", len(modes), len(composer.Modes))
+	}
+	for _, c := range load(t, "").Suite.Checks {
+		if c.Clause == "" || c.Explanation() == "" || c.Doc == "" || !slices.Equal(c.Needs, []string{cgphost.OpCompose}) {
+			t.Errorf("%s: clause, explanation, doc and needs must be set", c.ID)
+		}
+	}
+	if _, err := cgphost.Definition.Load(check.LoadOptions{Flags: check.FlagValues{"transport": "pigeon"}}); err == nil {
+		t.Error("--transport pigeon was accepted")
+	}
+	// An adapter that does not offer compose gets nothing but not-checked.
+	h := fakeHost(dropAll)
+	run := checktest.Execute(t, load(t, "").Suite, adapter.InProcess(noOps{h}))
+	if n := run.Counts(); n.NotChecked != len(run.Results) {
+		t.Errorf("an adapter without compose: %+v", n)
+	}
+}
+
+type noOps struct{ fakeHost }
+
+func (n noOps) Hello() adapter.Hello { return adapter.Hello{Name: "none", Ops: []string{}} }
