@@ -8,7 +8,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
@@ -362,3 +365,70 @@ func TestDefinition(t *testing.T) {
 type noOps struct{ fakeHost }
 
 func (n noOps) Hello() adapter.Hello { return adapter.Hello{Name: "none", Ops: []string{}} }
+
+// recorder is an adapter that keeps every compose args and reply.
+type recorder struct {
+	adapter.Handler
+	mu            sync.Mutex
+	args, replies []string
+}
+
+func (r *recorder) Handle(ctx context.Context, op string, args []byte) (json.RawMessage, *adapter.Error) {
+	ok, err := r.Handler.Handle(ctx, op, args)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.args = append(r.args, string(args))
+	if err == nil {
+		r.replies = append(r.replies, string(ok))
+	}
+	return ok, err
+}
+
+const schemaFile = "../../docs/suites/cgp-host.schema.json"
+
+// What referee sends and what the reference host answers, in every check
+// and over every transport, validates against the documented schema.
+func TestComposeFollowsTheSchema(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	argsSchema, err := c.Compile(schemaFile + "#/$defs/composeArgs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	replySchema, err := c.Compile(schemaFile + "#/$defs/composeReply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, transport := range []string{"mixed", "http"} {
+		rec := &recorder{Handler: reference(t, "")}
+		statuses(t, transport, rec)
+		if len(rec.args) < 13 || len(rec.replies) != len(rec.args) {
+			t.Fatalf("%s: %d args, %d replies", transport, len(rec.args), len(rec.replies))
+		}
+		for what, texts := range map[string][]string{"args": rec.args, "reply": rec.replies} {
+			s := argsSchema
+			if what == "reply" {
+				s = replySchema
+			}
+			for _, text := range texts {
+				v, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Validate(v); err != nil {
+					t.Errorf("%s: %s does not follow the schema: %v\n%s", transport, what, err, text)
+				}
+			}
+		}
+	}
+	// The schema refuses what the docs forbid.
+	for _, bad := range []string{
+		`{"providers":[],"admitted":[],"dropped":[{"provider_id":"a","frame_id":"b"}],"prompt":""}`,
+		`{"providers":[{"id":"a","result":"fine"}],"admitted":[],"dropped":[],"prompt":""}`,
+		`{"providers":[],"admitted":[],"dropped":[]}`,
+	} {
+		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+		if replySchema.Validate(v) == nil {
+			t.Errorf("the schema accepts %s", bad)
+		}
+	}
+}
