@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -431,4 +432,72 @@ func TestComposeFollowsTheSchema(t *testing.T) {
 			t.Errorf("the schema accepts %s", bad)
 		}
 	}
+}
+
+// The Node example host, written from docs/suites/cgp-host.md, passes every
+// check, and every reply it writes follows the schema.
+func TestNodeExample(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not found")
+	}
+	var trace syncBuffer
+	cfg := adapter.ProcessConfig{Argv: []string{"node", "../../examples/adapters/node/cgp-host.mjs"}, Trace: adapter.NewTrace(&trace)}
+	start := func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }
+	run := checktest.Execute(t, load(t, "mixed").Suite, start)
+	for _, r := range run.Results {
+		want := check.Pass
+		if strings.HasSuffix(r.ID, "/"+cgphost.CheckTLSNonLoopback) {
+			want = check.NotChecked
+		}
+		if r.Status != want {
+			t.Errorf("%s: %s: %s\n%s", r.ID, r.Status, r.Reason, strings.Join(r.Evidence.Notes, "\n"))
+		}
+	}
+	replySchema, err := jsonschema.NewCompiler().Compile(schemaFile + "#/$defs/composeReply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(trace.String(), "\n") {
+		_, msg, ok := strings.Cut(line, " <- ")
+		if !ok {
+			continue
+		}
+		var r struct {
+			ID int             `json:"id"`
+			OK json.RawMessage `json:"ok"`
+		}
+		if json.Unmarshal([]byte(msg), &r) != nil || r.ID == 0 || r.OK == nil {
+			continue
+		}
+		n++
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(r.OK)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := replySchema.Validate(v); err != nil {
+			t.Errorf("the Node host's reply %d does not follow the schema: %v", r.ID, err)
+		}
+	}
+	if n < 13 {
+		t.Errorf("%d compose replies in the trace", n)
+	}
+}
+
+// syncBuffer is a buffer written from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -133,7 +133,7 @@ func honest(id, via string, fs []cgp.ContextFrame) member {
 
 func versionReject(ctx context.Context, s *check.Session, e *env, doc string) check.Outcome {
 	acking := func(id, via, version string) member {
-		m := honest(id, via, frames(id, 1, 100, 0.5))
+		m := honest(id, via, frames(id, 1, 20, 0.5))
 		m.spec.Ack, m.role = version, "acks "+version
 		return m
 	}
@@ -206,7 +206,7 @@ func frameLimit(ctx context.Context, s *check.Session, e *env, doc string) check
 
 // egress is a provider declaring egress (and scopes), the subject of a consent check.
 func egress(id, via string, scopes ...string) member {
-	m := honest(id, via, frames(id, 1, 100, 0.5))
+	m := honest(id, via, frames(id, 1, 20, 0.5))
 	m.spec.Flow = cgp.DataFlow{Reads: true, Egress: true, EgressScopes: scopes}
 	m.role, m.subject = "declares egress", true
 	if len(scopes) > 0 {
@@ -217,7 +217,7 @@ func egress(id, via string, scopes ...string) member {
 
 func consentGate(ctx context.Context, s *check.Session, e *env, doc string) check.Outcome {
 	members := func() []member {
-		return []member{egress("alpha", transportHTTP), honest("bravo", transportStdio, frames("bravo", 1, 100, 0.5))}
+		return []member{egress("alpha", transportHTTP), honest("bravo", transportStdio, frames("bravo", 1, 20, 0.5))}
 	}
 	j := &judge{}
 	t, fault := e.compose(ctx, s, call{what: "without consent", query: probe(8, 1000), members: members(), consent: []string{"bravo"}})
@@ -252,7 +252,7 @@ func receipt(m member, id, scope string) receiptArg {
 func scopeReceipt(ctx context.Context, s *check.Session, e *env, doc string) check.Outcome {
 	scopes := []string{"local-only", "third-party-model", "acme:vector-store"}
 	alpha := egress("alpha", transportStdio, scopes...)
-	bravo := honest("bravo", transportHTTP, frames("bravo", 1, 100, 0.5))
+	bravo := honest("bravo", transportHTTP, frames("bravo", 1, 20, 0.5))
 	j := &judge{}
 	t, fault := e.compose(ctx, s, call{what: "one receipt missing", query: probe(8, 1000), members: []member{alpha, bravo},
 		consent:  []string{"alpha"},
@@ -431,12 +431,12 @@ func indexAll(s, sub string) []int {
 }
 
 func crashIsolation(ctx context.Context, s *check.Session, e *env, doc string) check.Outcome {
-	crasher := honest("alpha", transportStdio, frames("alpha", 1, 100, 0.5))
+	crasher := honest("alpha", transportStdio, frames("alpha", 1, 20, 0.5))
 	crasher.spec.Crash, crasher.role = true, "dies on the query"
 	t, fault := e.compose(ctx, s, call{query: probe(8, 1000), members: []member{
 		crasher,
-		honest("bravo", transportHTTP, frames("bravo", 1, 100, 0.5)),
-		honest("charlie", transportStdio, frames("charlie", 1, 100, 0.5)),
+		honest("bravo", transportHTTP, frames("bravo", 1, 20, 0.5)),
+		honest("charlie", transportStdio, frames("charlie", 1, 20, 0.5)),
 	}})
 	if fault != nil {
 		return *fault
@@ -460,10 +460,10 @@ func credentialHygiene(ctx context.Context, s *check.Session, e *env, doc string
 	if e.transport == transportStdio {
 		return check.Skipped(credentialNeedsHTTPHint)
 	}
-	alpha := honest("alpha", transportHTTP, frames("alpha", 1, 100, 0.5))
+	alpha := honest("alpha", transportHTTP, frames("alpha", 1, 20, 0.5))
 	alpha.token = adversary.NewToken()
 	alpha.spec.Token, alpha.spec.Refuse, alpha.role = alpha.token, true, "requires a bearer token and refuses it"
-	bravo := honest("bravo", transportHTTP, frames("bravo", 1, 100, 0.5))
+	bravo := honest("bravo", transportHTTP, frames("bravo", 1, 20, 0.5))
 	bravo.token = adversary.NewToken()
 	bravo.spec.Token, bravo.role = bravo.token, "requires a bearer token and accepts it"
 	// Both over HTTP whatever --transport says: a bearer credential is HTTP's.

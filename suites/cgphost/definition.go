@@ -1,6 +1,7 @@
 package cgphost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -140,11 +141,13 @@ func (r *reference) Handle(ctx context.Context, op string, args []byte) (json.Ra
 	if err != nil {
 		return nil, &adapter.Error{Code: "compose_failed", Message: err.Error()}
 	}
-	b, err := json.Marshal(c)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the prompt's fences stay readable in the evidence
+	if err := enc.Encode(c); err != nil {
 		return nil, &adapter.Error{Code: "internal", Message: err.Error()}
 	}
-	return b, nil
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // selfPath is the program a stdio provider runs (referee itself, as
