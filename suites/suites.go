@@ -17,8 +17,8 @@ import (
 func All() []*check.Definition {
 	return []*check.Definition{
 		&cdc.Definition,
-		&cgphost.Definition,
 		&cgplive.Definition,
+		&cgphost.Definition,
 		&cgpvectors.Definition,
 		&crosslink.Definition,
 		&fablepool.Definition,
