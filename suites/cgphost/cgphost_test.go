@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -26,9 +27,14 @@ import (
 
 // The test binary stands in for referee: the suite gives hosts
 // `<itself> serve cgp-host --provider URL` as a stdio provider.
+// exitNow ends a relay process at once: os.Exit in a -race build sleeps a
+// second first (GORACE atexit_sleep_ms), which every host that waits for its
+// stdio providers to exit would wait out.
+func exitNow(code int) { syscall.Exit(code) }
+
 func TestMain(m *testing.M) {
 	if a := os.Args[1:]; len(a) == 4 && a[0] == "serve" && a[1] == cgphost.Name && a[2] == "--provider" {
-		os.Exit(adversary.Relay(context.Background(), a[3], os.Stdin, os.Stdout, os.Stderr))
+		exitNow(adversary.Relay(context.Background(), a[3], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -186,11 +192,11 @@ func TestEveryModeFailsExactlyItsChecks(t *testing.T) {
 	}
 }
 
-// The stdio transport catches the same modes: C2, judged on what a stdio
-// provider read from its stdin (each stdio provider is a process, so one
-// mode is run this way).
+// The stdio transport catches the same modes: C2 judged on what a stdio
+// provider read from its stdin, a crash as a process's exit, and the
+// arrival order of frames read from pipes.
 func TestModesOverStdio(t *testing.T) {
-	for _, mode := range []string{"query-before-consent"} {
+	for _, mode := range []string{"query-before-consent", "crash-poisons", "arrival-order"} {
 		t.Run(mode, func(t *testing.T) {
 			got, _ := statuses(t, "stdio", reference(t, mode))
 			if fails := with(got, check.Fail); !slices.Equal(fails, slices.Sorted(slices.Values(modeFailures[mode]))) {
@@ -291,7 +297,7 @@ func TestDropAllAndAdmitAllFail(t *testing.T) {
 		{"admit-all", admitAll, []string{cgphost.CheckTotalPartition}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, run := statuses(t, "http", c.host)
+			got, run := statuses(t, "mixed", c.host)
 			var want []string
 			for _, n := range all {
 				if !slices.Contains(c.pass, n) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/refereehq/referee/protocols/cgp"
@@ -19,9 +20,14 @@ import (
 
 // The test binary is also a stdio provider: with the arguments relay URL
 // it relays the provider the test serves at URL.
+// exitNow ends a relay process at once: os.Exit in a -race build sleeps a
+// second first (GORACE atexit_sleep_ms), which every host that waits for its
+// stdio providers to exit would wait out.
+func exitNow(code int) { syscall.Exit(code) }
+
 func TestMain(m *testing.M) {
 	if len(os.Args) == 3 && os.Args[1] == "relay" {
-		os.Exit(adversary.Relay(context.Background(), os.Args[2], os.Stdin, os.Stdout, os.Stderr))
+		exitNow(adversary.Relay(context.Background(), os.Args[2], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
