@@ -1,9 +1,11 @@
 package cgphost_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -506,4 +508,47 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// A host that leaves its stdio providers running after it replies is
+// waited for (2 s), and the evidence says so.
+func TestProvidersLeftRunningAreNoted(t *testing.T) {
+	var mu sync.Mutex
+	var started []*exec.Cmd
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range started {
+			c.Process.Kill()
+			c.Wait()
+		}
+	})
+	// It starts each stdio provider, handshakes, and neither queries nor
+	// stops it.
+	lingering := fakeHost(func(ctx context.Context, req composeRequest) any {
+		for _, p := range req.Providers {
+			if p.Transport != "stdio" {
+				continue
+			}
+			cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
+			in, _ := cmd.StdinPipe()
+			out, _ := cmd.StdoutPipe()
+			if cmd.Start() != nil {
+				continue
+			}
+			mu.Lock()
+			started = append(started, cmd)
+			mu.Unlock()
+			io.WriteString(in, `{"type":"handshake","protocol_version":"contextgraph/1.0"}`+"\n")
+			bufio.NewReader(out).ReadString('\n')
+		}
+		return dropAll(ctx, req)
+	})
+	suite := load(t, "stdio").Suite
+	suite.Checks = slices.DeleteFunc(suite.Checks, func(c check.Check) bool { return !strings.HasSuffix(c.ID, "/"+cgphost.CheckVersionReject) })
+	run := checktest.Execute(t, suite, adapter.InProcess(lingering))
+	r := run.Results[0]
+	if r.Status != check.Fail || !slices.ContainsFunc(r.Evidence.Notes, func(n string) bool { return strings.Contains(n, "4 stdio provider(s) were still running 2s after the host replied") }) {
+		t.Errorf("%s %s, notes:\n%s", r.Status, r.Reason, strings.Join(r.Evidence.Notes, "\n"))
+	}
 }
