@@ -306,7 +306,11 @@ func provenanceBytes(ctx context.Context, s *check.Session, e *env, doc string) 
 		}
 	}
 	fileURI := func(name string) string {
-		return (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, name))}).String()
+		p := filepath.ToSlash(filepath.Join(dir, name))
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // C:/dir on Windows is file:///C:/dir
+		}
+		return (&url.URL{Scheme: "file", Path: p}).String()
 	}
 	digest := func(text string) string {
 		sum := sha256.Sum256([]byte(text))

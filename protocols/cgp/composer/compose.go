@@ -138,7 +138,11 @@ func readTrusted(uri string, roots []string) ([]byte, bool) {
 	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") {
 		return nil, false
 	}
-	path := filepath.Clean(filepath.FromSlash(u.Path))
+	p := u.Path
+	if len(p) >= 3 && p[0] == '/' && p[2] == ':' && filepath.VolumeName(p[1:]) != "" {
+		p = p[1:] // file:///C:/dir on Windows
+	}
+	path := filepath.Clean(filepath.FromSlash(p))
 	for _, root := range roots {
 		root = filepath.Clean(root)
 		rel, err := filepath.Rel(root, path)
