@@ -548,7 +548,9 @@ func TestProvidersLeftRunningAreNoted(t *testing.T) {
 	suite.Checks = slices.DeleteFunc(suite.Checks, func(c check.Check) bool { return !strings.HasSuffix(c.ID, "/"+cgphost.CheckVersionReject) })
 	run := checktest.Execute(t, suite, adapter.InProcess(lingering))
 	r := run.Results[0]
-	if r.Status != check.Fail || !slices.ContainsFunc(r.Evidence.Notes, func(n string) bool { return strings.Contains(n, "4 stdio provider(s) were still running 2s after the host replied") }) {
+	if r.Status != check.Fail || !slices.ContainsFunc(r.Evidence.Notes, func(n string) bool {
+		return strings.Contains(n, "4 stdio provider(s) were still running 2s after the host replied")
+	}) {
 		t.Errorf("%s %s, notes:\n%s", r.Status, r.Reason, strings.Join(r.Evidence.Notes, "\n"))
 	}
 }

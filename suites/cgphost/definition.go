@@ -63,7 +63,8 @@ for a host that speaks only one (the C8 check needs HTTP).`,
 		"referee run cgp-host --transport stdio -- ./my-host-adapter",
 		"referee run cgp-host --mode query-before-consent",
 	},
-	Flags: []check.Flag{flagTransport},
+	Flags:    []check.Flag{flagTransport},
+	RunBound: true, // a compose request names providers that live only during its call
 	Modes: func() []check.Mode {
 		return check.ModesOf(composer.Modes, func(m *composer.Mode) (string, string) { return m.Name, m.Doc })
 	},
