@@ -358,6 +358,9 @@ func (t *trip) traffic() []string {
 		}
 		got := t.served[m.id].Received()
 		fmt.Fprintf(&b, "; it received %d line(s)", len(got))
+		if n := t.served[m.id].Unkept(); n > 0 {
+			fmt.Fprintf(&b, " and %d more, not kept (past 4096 lines or 64 MiB)", n)
+		}
 		for i, r := range got {
 			line := hide(check.ClipTo(string(r.Line), maxNoteLine))
 			fmt.Fprintf(&b, "\n  %d. %s", i+1, line)

@@ -70,9 +70,19 @@ type Provider struct {
 
 	mu       sync.Mutex
 	received []Received
+	kept     int  // bytes of received lines kept
+	unkept   int  // lines received past the bounds, not kept
+	queried  bool // a query envelope came, kept or not
 	sent     [][]cgp.ContextFrame
 	crashed  bool
 }
+
+// The bounds of what one provider keeps of what it received; past them it
+// counts lines (Unkept) and still notices a query.
+const (
+	maxKeptLines = 4096
+	maxKeptBytes = 64 << 20
+)
 
 // Spec returns the provider's behaviour.
 func (p *Provider) Spec() Spec { return p.spec }
@@ -97,17 +107,23 @@ func (p *Provider) Sent() [][]cgp.ContextFrame {
 	return slices.Clone(p.sent)
 }
 
-// Queried reports whether any line the provider received is a query envelope.
-func (p *Provider) Queried() bool {
-	for _, r := range p.Received() {
-		if env := r.Envelope(); env != nil && env.Type == cgp.TypeQuery {
-			return true
-		}
-	}
-	return false
+// Unkept is how many lines the provider received past the bounds of what it
+// keeps (4096 lines, 64 MiB): they are not in Received.
+func (p *Provider) Unkept() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.unkept
 }
 
-// Mentions reports whether any line the provider received holds text.
+// Queried reports whether any line the provider received, kept or not, is a
+// query envelope.
+func (p *Provider) Queried() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.queried
+}
+
+// Mentions reports whether any line the provider kept holds text.
 func (p *Provider) Mentions(text string) bool {
 	for _, r := range p.Received() {
 		if strings.Contains(string(r.Line), text) || strings.Contains(r.Auth, text) {
@@ -118,9 +134,19 @@ func (p *Provider) Mentions(text string) bool {
 }
 
 func (p *Provider) record(r Received) {
+	isQuery := false
+	if env := r.Envelope(); env != nil && env.Type == cgp.TypeQuery {
+		isQuery = true
+	}
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.queried = p.queried || isQuery
+	if len(p.received) >= maxKeptLines || p.kept+len(r.Line) > maxKeptBytes {
+		p.unkept++
+		return
+	}
+	p.kept += len(r.Line)
 	p.received = append(p.received, r)
-	p.mu.Unlock()
 }
 
 // answer is what the provider does with one envelope, for either binding.

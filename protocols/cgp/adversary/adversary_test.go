@@ -279,3 +279,25 @@ func TestRelayRefusesBadURLs(t *testing.T) {
 		t.Errorf("a server that is gone: exit %d, %q", code, stderr.String())
 	}
 }
+
+// A provider keeps at most 4096 lines of what it received, counts the rest,
+// and still notices a query among them.
+func TestWhatAProviderKeepsIsBounded(t *testing.T) {
+	s := start(t)
+	p := s.Add(adversary.Spec{Name: "b"})
+	for range 4100 {
+		if status, _, err := post(t, p.URL(), "", shutdown); err != nil || status != 204 {
+			t.Fatalf("%d %v", status, err)
+		}
+	}
+	if p.Queried() {
+		t.Error("queried before any query")
+	}
+	post(t, p.URL(), "", query)
+	if n, u := len(p.Received()), p.Unkept(); n != 4096 || u != 5 {
+		t.Errorf("kept %d, unkept %d; want 4096 and 5", n, u)
+	}
+	if !p.Queried() {
+		t.Error("a query past the bound went unnoticed")
+	}
+}
