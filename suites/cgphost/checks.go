@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/protocols/cgp"
@@ -151,13 +152,15 @@ func versionReject(ctx context.Context, s *check.Session, e *env, doc string) ch
 	if t.elapsed > promptly {
 		j.failf("the compose reply took %s, more than %s: a version mismatch must be reported at once, never left to hang (H3)", t.elapsed.Round(timeRound), promptly)
 	}
+	for _, id := range bad { // on the wire, whatever the reply says
+		if t.served[id].Queried() {
+			j.failf("provider %s (%s) received a query after its handshake failed: no query payload moves before the handshake completes (§3)", id, t.role(id))
+		}
+	}
 	if c := j.read(t); c != nil {
 		for _, id := range bad {
 			j.result(t, c, id, "version_mismatch")
 			j.excluded(t, c, id)
-			if t.served[id].Queried() {
-				j.failf("provider %s (%s) received a query after its handshake failed: no query payload moves before the handshake completes (§3)", id, t.role(id))
-			}
 		}
 		for _, id := range []string{"bravo", "charlie"} {
 			j.result(t, c, id, "frames")
@@ -168,7 +171,7 @@ func versionReject(ctx context.Context, s *check.Session, e *env, doc string) ch
 }
 
 // timeRound is how finely the evidence gives durations.
-const timeRound = 1e6 // a millisecond
+const timeRound = time.Millisecond
 
 func budgetDrop(ctx context.Context, s *check.Session, e *env, doc string) check.Outcome {
 	over := honest("alpha", transportHTTP, frames("alpha", 3, 400, 0.9))
