@@ -39,6 +39,7 @@ type Server struct {
 	mu        sync.Mutex
 	providers map[string]*Provider
 	active    int             // requests being handled
+	closed    bool            // Close has begun: no request is handled any more
 	relays    map[string]bool // relay sessions started and not yet ended
 	changed   chan struct{}   // closed and replaced whenever active or relays changes
 }
@@ -115,10 +116,19 @@ func (s *Server) OpenRelays() int {
 }
 
 // Close stops serving: listeners and connections are closed, and Close
-// returns once the server's goroutine has.
+// returns once the server's goroutine and every request's have.
 func (s *Server) Close() error {
 	err := s.srv.Close()
 	<-s.done
+	s.mu.Lock()
+	s.closed = true
+	for s.active > 0 {
+		ch := s.changed
+		s.mu.Unlock()
+		<-ch // a request's handler ends once its connection is closed
+		s.mu.Lock()
+	}
+	s.mu.Unlock()
 	return err
 }
 
@@ -139,8 +149,24 @@ func (s *Server) adjust(active int, session string, open bool) {
 	s.mu.Unlock()
 }
 
+// enter counts a request being handled, unless Close has begun.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.active++
+	close(s.changed)
+	s.changed = make(chan struct{})
+	return true
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	s.adjust(1, "", false)
+	if !s.enter() {
+		http.Error(w, "the run is over", http.StatusServiceUnavailable)
+		return
+	}
 	defer s.adjust(-1, "", false)
 	kind, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	s.mu.Lock()
