@@ -35,6 +35,10 @@ type Definition struct {
 	// Live says the suite talks to the implementation in its own protocol
 	// (Loaded.Connect), not through referee-adapter/1.
 	Live bool
+	// RunBound says the suite's requests name what exists only while its
+	// run does (cgp-host's providers, served by the run): a repro line
+	// repeats the check through referee, never a request by hand.
+	RunBound bool
 	// Load builds the suite. It may be called any number of times; each
 	// call returns values of its own.
 	Load func(LoadOptions) (*Loaded, error)

@@ -21,8 +21,9 @@ func (p *Plan) repro(id string, exs []adapter.Exchange) string {
 	}
 	spec := p.Spec
 	switch {
-	case big || p.Def.Live:
-		// Too long to paste, or a protocol of its own: repeat it through referee.
+	case big || p.Def.Live || p.Def.RunBound:
+		// Too long to paste, a protocol of its own, or requests that name
+		// what only the run serves: repeat it through referee.
 	case len(spec.Argv) > 0:
 		var env []string
 		if spec.Dir != "" {

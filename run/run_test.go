@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -264,6 +265,33 @@ func TestReproRepeatsSuiteFlags(t *testing.T) {
 	}
 	if n, ok := res.Native(); !ok || n != 3 {
 		t.Errorf("native %v %v", n, ok)
+	}
+}
+
+// TestReproOfARunBoundSuite: a suite whose requests name what only the run
+// serves gets, against an adapter service, the referee command that repeats
+// the check, where another gets a curl of the request.
+func TestReproOfARunBoundSuite(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(adapter.ServeHTTP(upper{"lower"}))
+	defer srv.Close()
+	bound := toy
+	bound.RunBound = true
+	for _, c := range []struct {
+		def  *check.Definition
+		want string
+	}{
+		{&toy, "curl -sS "},
+		{&bound, "referee run toy --run toy/must/abc --url " + srv.URL},
+	} {
+		plan, err := run.Prepare(c.def, check.Spec{URL: srv.URL}, run.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := plan.Execute(context.Background())
+		if got := res.Run.Results[0].Evidence.Repro; !strings.HasPrefix(got, c.want) {
+			t.Errorf("RunBound %v: repro %s, want it to start %s", c.def.RunBound, got, c.want)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ package suites
 import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/suites/cdc"
+	"github.com/refereehq/referee/suites/cgphost"
 	"github.com/refereehq/referee/suites/cgplive"
 	"github.com/refereehq/referee/suites/cgpvectors"
 	"github.com/refereehq/referee/suites/crosslink"
@@ -17,6 +18,7 @@ func All() []*check.Definition {
 	return []*check.Definition{
 		&cdc.Definition,
 		&cgplive.Definition,
+		&cgphost.Definition,
 		&cgpvectors.Definition,
 		&crosslink.Definition,
 		&fablepool.Definition,

@@ -70,7 +70,9 @@ func (h *httpT) post(ctx context.Context, line []byte) (*http.Response, error) {
 		if errors.As(err, &op) && op.Op == "dial" {
 			return nil, &Error{Kind: KindSpawn, Msg: "cannot reach the provider: " + h.redact(err.Error())}
 		}
-		return nil, &Error{Kind: KindTransport, Msg: h.redact(err.Error())}
+		// Err keeps the cause (a connection closed without a response is
+		// io.EOF); only Msg, redacted, is ever printed.
+		return nil, &Error{Kind: KindTransport, Msg: h.redact(err.Error()), Err: err}
 	}
 	return resp, nil
 }
