@@ -410,7 +410,8 @@ func rerunOne(rerun []string, id string) string {
 // groupTotals sums a report's checks by group, the ID's segment after the
 // suite ("numbers" of jcs/numbers/1e21), in the order groups first appear:
 // "numbers  284/288, 2 failed, 2 warnings"; all of them, or only those where
-// a check did not pass. A suite of one group has none.
+// a check did not pass. A suite of one group, or of a group per check,
+// has none.
 func groupTotals(r *Report, all bool) []string {
 	type total struct {
 		name string
@@ -447,8 +448,8 @@ func groupTotals(r *Report, all bool) []string {
 			g.n.Error++
 		}
 	}
-	if len(order) < 2 {
-		return nil
+	if len(order) < 2 || len(order) == r.Len() {
+		return nil // one group, or a group per check: the check lines say it all
 	}
 	width = min(width, 40)
 	var out []string

@@ -84,3 +84,16 @@ func TestTextNoGroupsWhenAllPass(t *testing.T) {
 		t.Errorf("a run where everything passed has a group block:\n%s", b.String())
 	}
 }
+
+// TestTextNoGroupsOfOne: a suite whose every group is one check (cgp,
+// cgp-host) has no per-group block: it would repeat the check lines.
+func TestTextNoGroupsOfOne(t *testing.T) {
+	run := &check.Run{Complete: true, Results: []check.Result{{ID: "x/a", Status: check.Pass, Level: check.Must}, {ID: "x/b", Status: check.Fail, Level: check.Must, Reason: "no"}}}
+	var b bytes.Buffer
+	if err := WriteText(&b, New(Tool{Name: "referee"}, Suite{Name: "x"}, Implementation{}, run, false), TextOptions{Passes: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "by group") {
+		t.Errorf("a group per check has a group block:\n%s", b.String())
+	}
+}
