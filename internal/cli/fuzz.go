@@ -31,6 +31,7 @@ type fuzzOptions struct {
 	env       []string
 	cleanEnv  bool
 	dir       string
+	stderr    adapterStderr // --adapter-stderr
 }
 
 func newFuzzCmd(e *env, withSuites bool) *cobra.Command {
@@ -96,7 +97,7 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 		Long:  "Targets:\n  " + strings.Join(targets, "\n  "),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); dash != 0 && len(args) > 0 {
-				return usageError("unexpected argument %q: put the adapter program after --", args[0])
+				return dashFix(e.args, args[0])
 			}
 			o.argv = args
 			return runFuzz(cmd.Context(), e, def, o)
@@ -116,12 +117,16 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	repeatedVar(f, &o.env, "env", "set `KEY=VALUE` in the adapter's environment (repeatable)")
 	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only, plus --env")
 	f.StringVar(&o.dir, "dir", "", "start the adapter in `DIR`")
+	o.stderr.add(f)
 	return cmd
 }
 
 // implementations returns the implementations to fuzz, from the flags.
 func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 	env := (&runOptions{env: o.env, cleanEnv: o.cleanEnv}).childEnv()
+	// Every implementation's stderr shares referee's (or the file) line by
+	// line, each line prefixed with its name.
+	sink := o.stderr.sink(termsafe.NewShared(e.stderr))
 	if len(o.impls) > 0 {
 		if len(o.argv) > 0 || o.url != "" || o.mode != "" {
 			return nil, usageError("--impl names every implementation: not with --url, --mode or a program after --")
@@ -133,7 +138,7 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 		var out []fuzz.Impl
 		for _, m := range ms {
 			if m.Spec.URL == "" {
-				m.Spec.Dir, m.Spec.Env, m.Spec.UserEnv, m.Spec.Stderr = o.dir, env, o.env, termsafe.NewWriter(e.stderr, m.Name+": ")
+				m.Spec.Dir, m.Spec.Env, m.Spec.UserEnv, m.Spec.Stderr = o.dir, env, o.env, writer(sink, m.Name+": ")
 			}
 			out = append(out, fuzz.Impl{Name: m.Name, Spec: m.Spec})
 		}
@@ -147,7 +152,7 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 	}
 	spec := check.Spec{Argv: o.argv, URL: o.url, Mode: o.mode}
 	if len(o.argv) > 0 {
-		spec.Dir, spec.Env, spec.UserEnv, spec.Stderr = o.dir, env, o.env, termsafe.NewWriter(e.stderr, "adapter: ")
+		spec.Dir, spec.Env, spec.UserEnv, spec.Stderr = o.dir, env, o.env, writer(sink, "adapter: ")
 	}
 	return []fuzz.Impl{{Spec: spec}}, nil
 }
@@ -161,6 +166,13 @@ func runFuzz(ctx context.Context, e *env, def *check.Definition, o *fuzzOptions)
 			return usageError("--env %q: want KEY=VALUE", kv)
 		}
 	}
+	if err := checkOutputs([]output{o.stderr.output()}); err != nil {
+		return err
+	}
+	if err := o.stderr.open(); err != nil {
+		return err
+	}
+	defer o.stderr.close()
 	impls, err := o.implementations(e)
 	if err != nil {
 		return err

@@ -44,22 +44,17 @@ func runMatrix(ctx context.Context, e *env, def *check.Definition, o *runOptions
 	// goes out, so none can begin a line without its own prefix.
 	stderr := termsafe.NewShared(e.stderr)
 	say := stderr.Writer("referee: ")
-	if err := o.openStderr(); err != nil {
+	if err := o.stderr.open(); err != nil {
 		return err
 	}
-	defer o.closeStderr()
+	defer o.stderr.close()
 	// --adapter-stderr FILE: the implementations share the file as they
-	// share stderr, line by line, each line prefixed with its name.
-	sink := stderr
-	if o.stderrFile != nil {
-		sink = termsafe.NewShared(o.stderrFile)
-	}
+	// would share stderr, line by line, each line prefixed with its name.
+	sink := o.stderr.sink(stderr)
 	for i := range impls {
 		if impls[i].Spec.URL == "" {
 			impls[i].Spec.Dir, impls[i].Spec.Env, impls[i].Spec.UserEnv = o.dir, o.childEnv(), o.env
-			if o.adapterStderr != "quiet" {
-				impls[i].Spec.Stderr = sink.Writer(impls[i].Name + ": ")
-			}
+			impls[i].Spec.Stderr = writer(sink, impls[i].Name+": ")
 		}
 	}
 	mo := matrix.Options{

@@ -39,10 +39,7 @@ type runOptions struct {
 	mode     string
 	parallel int
 	argv     []string // the adapter program, after --
-	// adapterStderr is where the adapter's stderr goes besides evidence:
-	// "live" (referee's stderr, prefixed), "quiet", or a file to append to.
-	adapterStderr string
-	stderrFile    *os.File // the file adapterStderr names, while the run lasts
+	stderr   adapterStderr // --adapter-stderr
 	impls         []string // --impl NAME=COMMAND or NAME=url:URL: a matrix
 
 	knownFailing  string // baseline files, see check.ParseBaseline
@@ -147,7 +144,7 @@ func (o *runOptions) addFlags(f *pflag.FlagSet, def *check.Definition) {
 	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only (and SystemRoot on Windows), plus --env")
 	f.StringVar(&o.dir, "dir", "", "start the adapter in `DIR`")
 	f.StringVar(&o.trace, "trace", "", "write the whole transcript, every line each way, to `FILE`")
-	addAdapterStderr(f, &o.adapterStderr)
+	o.stderr.add(f)
 	f.BoolVar(&o.strict, "strict", false, "a not-checked result or a failed should check blocks conformance (exit 1)")
 	f.StringVar(&o.knownFailing, "known-failing", "", "the checks the implementation is known to fail, one ID pattern per line in `FILE`: they must fail (one that passes is stale and fails the run), and do not block the exit status")
 	f.StringVar(&o.knownFlaky, "known-flaky", "", "the checks known to be flaky, one ID pattern per line in `FILE`: they may fail")
@@ -204,48 +201,9 @@ func (o *runOptions) spec(e *env, def *check.Definition) check.Spec {
 	if def.Live {
 		who = "provider: "
 	}
-	return check.Spec{Argv: o.argv, URL: o.url, Dir: o.dir, Env: o.childEnv(), UserEnv: o.env, Mode: o.mode, Stderr: o.stderrSink(e, who)}
-}
-
-// addAdapterStderr declares --adapter-stderr on f.
-func addAdapterStderr(f *pflag.FlagSet, p *string) {
-	f.StringVar(p, "adapter-stderr", "live", "where the adapter's stderr goes besides the evidence: `live` (copied to referee's stderr, each line prefixed), quiet (kept for evidence only), or a FILE it is appended to")
-}
-
-// openStderr opens the file --adapter-stderr names, if it names one; the
-// caller closes it with closeStderr when the run ends.
-func (o *runOptions) openStderr() error {
-	switch o.adapterStderr {
-	case "", "live", "quiet":
-		return nil
-	}
-	f, err := os.OpenFile(o.adapterStderr, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return usageError("--adapter-stderr: %v", err)
-	}
-	o.stderrFile = f
-	return nil
-}
-
-func (o *runOptions) closeStderr() {
-	if o.stderrFile != nil {
-		o.stderrFile.Close()
-		o.stderrFile = nil
-	}
-}
-
-// stderrSink is the writer the implementation's stderr is copied to, as
-// --adapter-stderr says: live, its lines made safe and prefixed so they
-// cannot pass for referee's; appended to a file as written; or nowhere
-// (the evidence keeps its tail either way).
-func (o *runOptions) stderrSink(e *env, prefix string) io.Writer {
-	switch {
-	case o.adapterStderr == "quiet":
-		return nil
-	case o.stderrFile != nil:
-		return o.stderrFile
-	}
-	return termsafe.NewWriter(e.stderr, prefix)
+	// The implementation's stderr, where --adapter-stderr says: its lines
+	// cannot pass for referee's.
+	return check.Spec{Argv: o.argv, URL: o.url, Dir: o.dir, Env: o.childEnv(), UserEnv: o.env, Mode: o.mode, Stderr: writer(o.stderr.sink(termsafe.NewShared(e.stderr)), who)}
 }
 
 // reproEnv is what a repro command puts after `env`.
@@ -263,13 +221,9 @@ func (o *runOptions) reproEnv() []string {
 // outputs lists the paths a run writes: its reports, its trace, its
 // baseline and the suite's own files.
 func (o *runOptions) outputs(def *check.Definition) []output {
-	stderrFile := ""
-	if o.adapterStderr != "live" && o.adapterStderr != "quiet" {
-		stderrFile = o.adapterStderr
-	}
 	outs := append(o.reports.outputs(),
 		output{flag: "trace", path: o.trace, file: true, stream: true},
-		output{flag: "adapter-stderr", path: stderrFile, file: true, stream: true},
+		o.stderr.output(),
 		output{flag: "write-known-failing", path: o.writeBaseline, file: true})
 	return append(outs, suiteOutputs(def.Flags, o.suiteFlags())...)
 }
@@ -293,10 +247,10 @@ func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions)
 	if err := checkOutputs(outs); err != nil {
 		return err
 	}
-	if err := o.openStderr(); err != nil {
+	if err := o.stderr.open(); err != nil {
 		return err
 	}
-	defer o.closeStderr()
+	defer o.stderr.close()
 	opts := run.Options{
 		Corpus: o.corpus, Flags: o.suiteFlags(), Run: o.run, Skip: o.skip,
 		KnownFailing: o.knownFailing, KnownFlaky: o.knownFlaky, MaxFileSize: int64(*o.maxFileSize),

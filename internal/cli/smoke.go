@@ -77,7 +77,7 @@ func newSmokeSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only (and SystemRoot on Windows), plus --env")
 	f.StringVar(&o.dir, "dir", "", "start the adapter in `DIR`")
 	f.StringVar(&o.mode, "mode", "", "smoke the built-in implementation in a deliberately broken `MODE`")
-	addAdapterStderr(f, &o.adapterStderr)
+	o.stderr.add(f)
 	o.suiteFlags = addFlags(f, def.Flags)
 	o.maxFileSize = addMaxFileSize(f)
 	return cmd
@@ -102,10 +102,10 @@ func smoke(ctx context.Context, e *env, def *check.Definition, o *runOptions) er
 	if err := checkOutputs(o.outputs(def)); err != nil {
 		return err
 	}
-	if err := o.openStderr(); err != nil {
+	if err := o.stderr.open(); err != nil {
 		return err
 	}
-	defer o.closeStderr()
+	defer o.stderr.close()
 	plan, err := run.Prepare(def, o.spec(e, def), opts)
 	if err != nil {
 		return err
