@@ -38,9 +38,9 @@ type runOptions struct {
 	strict   bool
 	mode     string
 	parallel int
-	argv     []string // the adapter program, after --
+	argv     []string      // the adapter program, after --
 	stderr   adapterStderr // --adapter-stderr
-	impls         []string // --impl NAME=COMMAND or NAME=url:URL: a matrix
+	impls    []string      // --impl NAME=COMMAND or NAME=url:URL: a matrix
 
 	knownFailing  string // baseline files, see check.ParseBaseline
 	knownFlaky    string
