@@ -61,11 +61,13 @@ The implementation is, in order of precedence: the adapter program after --
 service at --url, or the suite's built-in Go reference implementation.
 
 EXIT STATUS
-  0  every selected must check passed or was not-checked, and at least one
-     passed (--strict: no not-checked and no failed should check either)
-  1  a must check failed or ended in error, or nothing was checked
+  0  no must or may check failed or ended in error, and at least one check
+     was judged (passed, or failed at should level: a warning); --strict: no
+     not-checked and no failed should check either
+  1  a must or may check failed or ended in error, or nothing was judged
   2  usage, configuration or corpus error
-  3  the implementation could not be started, or the run gave up after faults
+  3  the implementation could not be started, the run gave up after faults,
+     or it was interrupted
 
 FLAGS OF EVERY run SUITE (run SUITE --help adds the suite's own)
 `,
