@@ -262,6 +262,7 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 		}
 		rep := report.New(tool, suite, impl, merged, strict)
 		rep.Selection, rep.Rerun = sel, rerun
+		rep.Describe(aboutOf(parts))
 		return rep, merged, notes, nil
 	}
 	known, of := suiteIDs, "the suite "+suite.Name
@@ -282,7 +283,23 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 	stale := check.ApplyBaseline(merged, failing, flaky)
 	rep := report.WithBaseline(tool, suite, impl, merged, strict, stale)
 	rep.Selection, rep.Rerun = sel, rerun
+	rep.Describe(aboutOf(parts))
 	return rep, merged, notes, nil
+}
+
+// aboutOf gives the merged report's checks the docs and clauses their
+// parts wrote (each check is in one part).
+func aboutOf(parts []part) report.About {
+	type about struct{ doc, clause string }
+	byID := map[string]about{}
+	for _, p := range parts {
+		for _, c := range p.r.Checks {
+			if c.Doc != "" || c.Clause != "" {
+				byID[c.ID] = about{c.Doc, c.Clause}
+			}
+		}
+	}
+	return func(id string) (string, string) { a := byID[id]; return a.doc, a.clause }
 }
 
 // missingChecks counts the checks the parts' selection selects (first's:

@@ -41,10 +41,13 @@ func hostileReport() *Report {
 			{ID: "cgp/handshake", Status: check.Error, Level: check.Must, Reason: "not run: the implementation could not be started: hello refused: " + forge},
 		},
 	}
-	return New(Tool{Name: "referee", Version: "1.2.3"},
+	r := New(Tool{Name: "referee", Version: "1.2.3"},
 		Suite{Name: "cgp", Version: "1.0.0", Corpus: "built-in checks", CorpusDigest: "sha256:" + strings.Repeat("ab", 32)},
 		Implementation{Name: "evil" + forge, Version: "1.0\r" + forge, Transport: "stdio", Command: []string{"./provider", forge}},
 		run, false)
+	// A merged report's docs and clauses are what its parts say: untrusted.
+	r.Describe(func(string) (string, string) { return "doc " + forge, "clause " + forge })
+	return r
 }
 
 // TestTextCannotBeForged: no byte from the implementation makes a line of

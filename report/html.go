@@ -131,10 +131,12 @@ type htmlReport struct {
 	Total                                int
 	Baseline                             *Baseline
 	Checks                               []*htmlCheck
+	Groups                               []groupCount // per group, when something did not pass
 }
 
 type htmlCheck struct {
 	Anchor, ID, Status, Tag, Level, Outcome, Reason, Known string
+	Doc, Clause                                            string // what it proves, and the text it rests on
 	Stale                                                  bool
 	Duration                                               string
 	Expected, Actual                                       *string
@@ -250,6 +252,7 @@ func htmlView(r *Report, anchor string) *htmlReport {
 			// is shown as one safe line all the same.
 			Anchor: fmt.Sprintf("%s%d", anchor, i+1), ID: safeLine(c.ID), Status: status, Tag: tag, Level: safeLine(c.Level),
 			Outcome: safeLine(c.Outcome), Reason: safeLine(c.Reason), Known: safeLine(c.Known), Stale: c.Stale,
+			Doc: safeLine(c.Doc), Clause: safeLine(c.Clause),
 			Duration: fmt.Sprintf("%.3f ms", c.DurationMS),
 		}
 		if c.Expected != nil {
@@ -282,6 +285,12 @@ func htmlView(r *Report, anchor string) *htmlReport {
 		hc.Evidence = hc.Expected != nil || hc.Actual != nil || hc.Diff != nil || len(hc.Notes) > 0 ||
 			len(hc.Exchanges) > 0 || hc.Stderr != "" || hc.Repro != ""
 		v.Checks = append(v.Checks, hc)
+	}
+	if r.Counts.Pass < r.Len() {
+		for _, g := range groupCounts(r) {
+			g.Name = safeLine(g.Name)
+			v.Groups = append(v.Groups, g)
+		}
 	}
 	// A few failures start open; many start closed, a list to pick from.
 	if n := r.Counts.Fail + r.Counts.Error; n <= openFailures {
@@ -468,6 +477,13 @@ var pageTemplate = &lazy.Value[*template.Template]{New: func() *template.Templat
 {{- end}}
 {{- if not .Complete}}
 <p class="v-incomplete">The run did not finish: the verdicts below are not a conformance result.</p>
+{{- end}}
+{{- if .Groups}}
+<table class="groups">
+<caption>by group</caption>
+<thead><tr><th>group</th><th>passed</th><th>failed</th><th>warnings</th><th>not checked</th><th>errors</th><th>total</th></tr></thead>
+<tbody>{{range .Groups}}<tr><td>{{.Name}}</td><td>{{.N.Pass}}</td><td>{{.N.Fail}}</td><td>{{.N.Warn}}</td><td>{{.N.NotChecked}}</td><td>{{.N.Error}}</td><td>{{.All}}</td></tr>{{end}}</tbody>
+</table>
 {{- end}}{{end}}
 {{define "filters"}}<form id="filters" hidden>
 <fieldset><legend>status</legend>
@@ -489,6 +505,9 @@ var pageTemplate = &lazy.Value[*template.Template]{New: func() *template.Templat
 {{define "check"}}{{if .Evidence}}<details class="check s-{{.Status}}"{{if .Open}} open{{end}} id="{{.Anchor}}" data-id="{{.ID}}" data-level="{{.Level}}" data-status="{{.Status}}">
 <summary>{{template "line" .}}</summary>
 <div class="evidence">
+{{- if .Clause}}
+<p class="clause"><span class="lab">requirement ({{.Level}})</span> {{.Clause}}</p>
+{{- end}}
 {{- if .Expected}}
 <p class="lab">expected</p><pre class="expected">{{.Expected}}</pre>
 {{- end}}
@@ -519,7 +538,8 @@ var pageTemplate = &lazy.Value[*template.Template]{New: func() *template.Templat
 </details>{{else}}<div class="check s-{{.Status}}" id="{{.Anchor}}" data-id="{{.ID}}" data-level="{{.Level}}" data-status="{{.Status}}">{{template "line" .}}</div>{{end}}{{end}}
 {{define "line"}}<span class="tag">{{.Tag}}</span> <span class="id">{{.ID}}</span> <span class="level">{{.Level}}{{if .Outcome}}: {{.Outcome}}{{end}}</span>
 {{- if .Stale}} <span class="stale">stale: the baseline lists it as known-failing; remove it</span>{{else if .Known}} <span class="known">known {{.Known}}</span>{{end}}
-{{- if .Reason}} <span class="reason">{{.Reason}}</span>{{end}}{{end}}
+{{- if .Reason}} <span class="reason">{{.Reason}}</span>{{end}}
+{{- if .Doc}} <span class="doc"{{if .Clause}} title="{{.Level}}: {{.Clause}}"{{end}}>{{.Doc}}</span>{{end}}{{end}}
 `))
 }}
 
@@ -544,7 +564,7 @@ fieldset label{margin-right:.6rem}output{color:var(--muted)}
 .tag{display:inline-block;min-width:7.5rem;font-weight:600}div.check{padding-left:1.05rem}
 .s-pass .tag,td.s-pass{color:var(--pass)}.s-fail .tag,td.s-fail{color:var(--fail)}.s-warn .tag,td.s-warn{color:var(--warn)}
 .s-not-checked .tag,td.s-not-checked,td.s-missing{color:var(--nc)}.s-error .tag,td.s-error{color:var(--error)}
-.level,.muted,.lab,small{color:var(--muted)}.reason{margin-left:.5rem}.known{color:var(--warn)}.stale{color:var(--fail);font-weight:600}
+.level,.muted,.lab,small{color:var(--muted)}.reason{margin-left:.5rem}.doc{margin-left:.5rem;color:var(--muted);font-style:italic}.clause{margin:.25rem 0 .5rem;color:var(--muted)}table.groups{margin-top:.75rem}table.groups caption{text-align:left;color:var(--muted)}.known{color:var(--warn)}.stale{color:var(--fail);font-weight:600}
 .evidence{padding:.3rem 0 .5rem 1.6rem}.lab{margin:.3rem 0 0;font-size:.85rem}.note{margin:.2rem 0}
 .hex span.d{background:var(--mark)}.hex span.first{background:var(--first);font-weight:700}
 button.copy{font-size:.8rem;margin-left:.4rem;cursor:pointer}

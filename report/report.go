@@ -56,6 +56,9 @@ type Report struct {
 	// the report's checks, made one at a time as they are written or read,
 	// and Checks is nil until Full makes them.
 	lean *check.Run
+	// about gives a lean report's checks, as they are made, their docs
+	// and clauses (Describe).
+	about About
 }
 
 // Shard names the part of a suite's selected checks a sharded run ran: those
@@ -155,6 +158,8 @@ type Check struct {
 	Status     string    `json:"status"`
 	Level      string    `json:"level"`             // "must", "should" or "may"
 	Outcome    string    `json:"outcome,omitempty"` // the outcome a passing may check chose: "output", "rejected"
+	Doc        string    `json:"doc,omitempty"`    // what the check proves, in one sentence
+	Clause     string    `json:"clause,omitempty"` // the text the check rests on, with its source
 	Reason     string    `json:"reason,omitempty"`
 	Expected   *string   `json:"expected,omitempty"`
 	Actual     *string   `json:"actual,omitempty"`
@@ -277,7 +282,11 @@ func (r *Report) All() iter.Seq2[int, Check] {
 			return
 		}
 		for i, res := range r.lean.All() {
-			if !yield(i, checkOf(res)) {
+			c := checkOf(res)
+			if r.about != nil {
+				c.Doc, c.Clause = r.about(c.ID)
+			}
+			if !yield(i, c) {
 				return
 			}
 		}
@@ -290,8 +299,26 @@ func (r *Report) All() iter.Seq2[int, Check] {
 func (r *Report) Full() *Report {
 	if r.lean != nil {
 		r.Checks, r.lean = checksOf(r.lean), nil
+		r.Describe(r.about)
 	}
 	return r
+}
+
+// About says what the check id proves and the clause it rests on, as its
+// suite does (check.Check's Doc and Clause); "" for a check it does not know.
+type About func(id string) (doc, clause string)
+
+// Describe gives the report's checks their docs and clauses (Check.Doc and
+// Check.Clause) from about, so that a page can show each check's
+// requirement beside its verdict; nil leaves them as they are.
+func (r *Report) Describe(about About) {
+	if about == nil {
+		return
+	}
+	r.about = about
+	for i := range r.Checks {
+		r.Checks[i].Doc, r.Checks[i].Clause = about(r.Checks[i].ID)
+	}
 }
 
 // WithBaseline builds the report of a run judged against the

@@ -407,20 +407,20 @@ func rerunOne(rerun []string, id string) string {
 	return termsafe.Line(strings.Join(words, " "))
 }
 
-// groupTotals sums a report's checks by group, the ID's segment after the
-// suite ("numbers" of jcs/numbers/1e21), in the order groups first appear:
-// "numbers  284/288, 2 failed, 2 warnings"; all of them, or only those where
-// a check did not pass. A suite of one group, or of a group per check,
-// has none.
-func groupTotals(r *Report, all bool) []string {
-	type total struct {
-		name string
-		n    check.Counts
-		all  int
-	}
-	var order []*total
-	byName := map[string]*total{}
-	width := 0
+// groupCount is what a group's checks ended as: a group is the ID's segment
+// after the suite ("numbers" of jcs/numbers/1e21).
+type groupCount struct {
+	Name string
+	N    check.Counts
+	All  int
+}
+
+// groupCounts sums a report's checks by group, in the order groups first
+// appear; none for a suite of one group, or of a group per check, where
+// the check lines say it all.
+func groupCounts(r *Report) []groupCount {
+	var order []*groupCount
+	byName := map[string]*groupCount{}
 	for _, c := range r.All() {
 		rest := c.ID
 		if _, after, ok := strings.Cut(c.ID, "/"); ok {
@@ -429,39 +429,54 @@ func groupTotals(r *Report, all bool) []string {
 		name, _, _ := strings.Cut(rest, "/")
 		g := byName[name]
 		if g == nil {
-			g = &total{name: termsafe.Line(name)}
+			g = &groupCount{Name: name}
 			byName[name] = g
 			order = append(order, g)
-			width = max(width, len(g.name))
 		}
-		g.all++
+		g.All++
 		switch {
 		case c.Status == "pass":
-			g.n.Pass++
+			g.N.Pass++
 		case c.Status == "fail" && c.Level == string(check.Should):
-			g.n.Warn++
+			g.N.Warn++
 		case c.Status == "fail":
-			g.n.Fail++
+			g.N.Fail++
 		case c.Status == "not-checked":
-			g.n.NotChecked++
+			g.N.NotChecked++
 		default:
-			g.n.Error++
+			g.N.Error++
 		}
 	}
 	if len(order) < 2 || len(order) == r.Len() {
-		return nil // one group, or a group per check: the check lines say it all
+		return nil
+	}
+	out := make([]groupCount, len(order))
+	for i, g := range order {
+		out[i] = *g
+	}
+	return out
+}
+
+// groupTotals is the text report's line for each group: "numbers  284/288,
+// 2 failed, 2 warnings"; all of them, or only those where a check did not
+// pass.
+func groupTotals(r *Report, all bool) []string {
+	groups := groupCounts(r)
+	width := 0
+	for _, g := range groups {
+		width = max(width, len(termsafe.Line(g.Name)))
 	}
 	width = min(width, 40)
 	var out []string
-	for _, g := range order {
-		if !all && g.n.Pass == g.all {
+	for _, g := range groups {
+		if !all && g.N.Pass == g.All {
 			continue
 		}
-		line := fmt.Sprintf("%-*s %d/%d", width, g.name, g.n.Pass, g.all)
+		line := fmt.Sprintf("%-*s %d/%d", width, termsafe.Line(g.Name), g.N.Pass, g.All)
 		for _, part := range []struct {
 			n          int
 			one, other string
-		}{{g.n.Fail, "failed", "failed"}, {g.n.Warn, "warning", "warnings"}, {g.n.NotChecked, "not checked", "not checked"}, {g.n.Error, "error", "errors"}} {
+		}{{g.N.Fail, "failed", "failed"}, {g.N.Warn, "warning", "warnings"}, {g.N.NotChecked, "not checked", "not checked"}, {g.N.Error, "error", "errors"}} {
 			if part.n > 0 {
 				line += ", " + Plural(part.n, part.one, part.other)
 			}

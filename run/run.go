@@ -245,6 +245,7 @@ func (p *Plan) Execute(ctx context.Context) *Result {
 	}
 	res.Report.Shard = p.shard()
 	res.Report.Rerun = append([]string{"referee", "run", p.Def.Name}, p.rerun()...)
+	res.Report.Describe(p.about())
 	sel := *p.selection
 	res.Report.Selection = &sel
 	return res
@@ -336,4 +337,19 @@ func (r *Result) Finish(writeFailing string) (notes []string, err error) {
 		}
 	}
 	return notes, nil
+}
+
+// about says, for the report, what each of the suite's checks proves and
+// the clause it rests on.
+func (p *Plan) about() report.About {
+	byID := make(map[string]*check.Check, len(p.Checks))
+	for i := range p.Checks {
+		byID[p.Checks[i].ID] = &p.Checks[i]
+	}
+	return func(id string) (string, string) {
+		if c := byID[id]; c != nil {
+			return c.Doc, c.Clause
+		}
+		return "", ""
+	}
 }
