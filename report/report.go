@@ -158,8 +158,8 @@ type Check struct {
 	Status     string    `json:"status"`
 	Level      string    `json:"level"`             // "must", "should" or "may"
 	Outcome    string    `json:"outcome,omitempty"` // the outcome a passing may check chose: "output", "rejected"
-	Doc        string    `json:"doc,omitempty"`    // what the check proves, in one sentence
-	Clause     string    `json:"clause,omitempty"` // the text the check rests on, with its source
+	Doc        string    `json:"doc,omitempty"`     // what the check proves, in one sentence
+	Clause     string    `json:"clause,omitempty"`  // the text the check rests on, with its source
 	Reason     string    `json:"reason,omitempty"`
 	Expected   *string   `json:"expected,omitempty"`
 	Actual     *string   `json:"actual,omitempty"`
