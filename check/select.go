@@ -130,11 +130,7 @@ func NearPatterns(checks []Check, pattern string) []string {
 // a typo cannot pass a CI job by selecting nothing. When every check is kept
 // it returns checks itself (with no room to append into), not a copy.
 func Select(checks []Check, run, skip []string) ([]Check, error) {
-	runP, err := parsePatterns(run)
-	if err != nil {
-		return nil, err
-	}
-	skipP, err := parsePatterns(skip)
+	runP, skipP, err := parseSelection(run, skip)
 	if err != nil {
 		return nil, err
 	}
@@ -175,15 +171,22 @@ func Select(checks []Check, run, skip []string) ([]Check, error) {
 // no skip pattern does. It checks the patterns' syntax, not that each
 // matches some check.
 func Selector(run, skip []string) (func(id string) bool, error) {
-	runP, err := parsePatterns(run)
-	if err != nil {
-		return nil, err
-	}
-	skipP, err := parsePatterns(skip)
+	runP, skipP, err := parseSelection(run, skip)
 	if err != nil {
 		return nil, err
 	}
 	return func(id string) bool { return (len(runP) == 0 || matchesAny(runP, id)) && !matchesAny(skipP, id) }, nil
+}
+
+// parseSelection parses a selection's run and skip patterns.
+func parseSelection(run, skip []string) (runP, skipP []Pattern, err error) {
+	if runP, err = parsePatterns(run); err != nil {
+		return nil, nil, err
+	}
+	if skipP, err = parsePatterns(skip); err != nil {
+		return nil, nil, err
+	}
+	return runP, skipP, nil
 }
 
 func parsePatterns(ss []string) ([]Pattern, error) {

@@ -48,14 +48,26 @@ type Diff struct {
 }
 
 // Count is how many changes are of kind k.
-func (d *Diff) Count(k ChangeKind) int {
-	n := 0
+func (d *Diff) Count(k ChangeKind) int { return len(d.Of(k)) }
+
+// Of lists the changes of kind k, in the diff's order.
+func (d *Diff) Of(k ChangeKind) []Change {
+	var out []Change
 	for _, c := range d.Changes {
 		if c.Kind == k {
-			n++
+			out = append(out, c)
 		}
 	}
-	return n
+	return out
+}
+
+// Why is the new report's reason for a change, "" for a fixed check (it
+// has none worth showing) or a removed one.
+func (c Change) Why() string {
+	if c.New == nil || c.Kind == Fixed {
+		return ""
+	}
+	return c.New.Reason
 }
 
 // Regressed reports whether any check regressed: the diff's exit status.
@@ -160,13 +172,10 @@ func WriteDiffText(w io.Writer, d *Diff) error {
 		p.line("note: %s", termsafe.Line(n))
 	}
 	for _, k := range changeKinds {
-		for _, c := range d.Changes {
-			if c.Kind != k {
-				continue
-			}
+		for _, c := range d.Of(k) {
 			line := fmt.Sprintf("%-9s  %s  %s", strings.ToUpper(string(k)), c.ID, movementText(c))
-			if c.New != nil && c.New.Reason != "" && c.Kind != Fixed {
-				line += ": " + clipAt(c.New.Reason, diffMaxReason)
+			if c.Why() != "" {
+				line += ": " + clipAt(c.Why(), diffMaxReason)
 			}
 			p.line("%s", termsafe.Line(line))
 		}
@@ -223,15 +232,8 @@ func WriteDiffMarkdown(w io.Writer, d *Diff) error {
 		p.line("")
 		p.line("| check | change | reason |")
 		p.line("|---|---|---|")
-		for _, c := range d.Changes {
-			if c.Kind != k {
-				continue
-			}
-			reason := ""
-			if c.New != nil && c.Kind != Fixed {
-				reason = c.New.Reason
-			}
-			p.line("| %s | %s | %s |", md(c.ID), md(movementText(c)), md(clipAt(reason, diffMaxReason)))
+		for _, c := range d.Of(k) {
+			p.line("| %s | %s | %s |", md(c.ID), md(movementText(c)), md(clipAt(c.Why(), diffMaxReason)))
 		}
 	}
 	p.line("")
@@ -265,15 +267,8 @@ func WriteDiffHTML(w io.Writer, d *Diff) error {
 	}
 	for _, k := range changeKinds {
 		g := group{Kind: string(k)}
-		for _, c := range d.Changes {
-			if c.Kind != k {
-				continue
-			}
-			reason := ""
-			if c.New != nil && c.Kind != Fixed {
-				reason = c.New.Reason
-			}
-			g.Rows = append(g.Rows, row{ID: safeLine(c.ID), Change: movementText(c), Reason: safeLine(reason)})
+		for _, c := range d.Of(k) {
+			g.Rows = append(g.Rows, row{ID: safeLine(c.ID), Change: movementText(c), Reason: safeLine(c.Why())})
 		}
 		if len(g.Rows) > 0 {
 			v.Groups = append(v.Groups, g)
