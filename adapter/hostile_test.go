@@ -525,16 +525,28 @@ func TestStrayLineBetweenCalls(t *testing.T) {
 	cfg := adaptertest.Process(t, adaptertest.StrayAfterReply)
 	cfg.Trace = adapter.NewTrace(&trace)
 	c := dial(t, cfg, adapter.Options{Trace: cfg.Trace})
+	// The stray line comes in the same write as the reply, so it may be
+	// read before the next request goes out (a fault between calls) or
+	// after (the call in flight meets it: it cannot tell the line from a
+	// wrong reply, and fails with that fault). Either way the calls that
+	// are answered reset the count: the client never gives up.
 	const calls = 12
+	answered := 0
 	for i := range calls {
 		args := fmt.Sprintf(`{"n":%d}`, i)
 		r, _, err := c.Call(context.Background(), "echo", []byte(args))
-		if err != nil || r.OK.String() != args {
+		var f *adapter.Fault
+		switch {
+		case err == nil && r.OK.String() == args:
+			answered++
+		case errors.As(err, &f) && f.Kind == adapter.FaultUnknownID && strings.Contains(f.Msg, "999999"):
+			// the stray line raced this call's request
+		default:
 			t.Fatalf("call %d: %v, %v; a fault between calls is no call's, and the one after it must reset the count\n%s", i, r, err, trace.String())
 		}
 	}
-	if c.GaveUp() {
-		t.Fatal("the client gave up")
+	if c.GaveUp() || answered == 0 {
+		t.Fatalf("the client gave up, or answered %d of %d calls:\n%s", answered, calls, trace.String())
 	}
 	if c.Restarts() == 0 || !strings.Contains(trace.String(), "matches no request") {
 		t.Errorf("restarts = %d; the stray lines were not seen as faults:\n%s", c.Restarts(), trace.String())
