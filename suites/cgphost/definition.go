@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/child"
 	"github.com/refereehq/referee/internal/httpserve"
 	"github.com/refereehq/referee/protocols/cgp/adversary"
 	"github.com/refereehq/referee/protocols/cgp/composer"
@@ -151,17 +149,9 @@ func (r *reference) Handle(ctx context.Context, op string, args []byte) (json.Ra
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// selfPath is the program a stdio provider runs (referee itself, as
-// referee serve cgp-host --provider URL): argv[0] when it resolves (so a
-// test binary standing in for referee is found as such), else the
-// executable.
+// selfPath is the program referee starts itself as (child.SelfPath).
 func selfPath() (string, error) {
-	if p, err := exec.LookPath(os.Args[0]); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs, nil
-		}
-	}
-	p, err := os.Executable()
+	p, err := child.SelfPath()
 	if err != nil {
 		return "", fmt.Errorf("cannot find referee's own executable to serve stdio providers: %w", err)
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/child"
 	"github.com/refereehq/referee/internal/httpserve"
 	"github.com/refereehq/referee/protocols/cgp/host"
 	"github.com/refereehq/referee/protocols/cgp/provider"
@@ -150,16 +150,9 @@ func loopbackOnly(raw string) error {
 	return nil
 }
 
-// selfPath is how referee starts itself as a child: its argv[0] when that
-// resolves (so a test binary standing in for referee is found as such),
-// else its executable.
+// selfPath is the program referee starts itself as (child.SelfPath).
 func selfPath() (string, error) {
-	if p, err := exec.LookPath(os.Args[0]); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs, nil
-		}
-	}
-	p, err := os.Executable()
+	p, err := child.SelfPath()
 	if err != nil {
 		return "", fmt.Errorf("cannot find referee's own executable to start its provider: %w", err)
 	}
