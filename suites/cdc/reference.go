@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math"
 	"slices"
 	"strings"
@@ -121,8 +122,8 @@ func Reference(cp *Corpus, mode string) (*Handler, error) {
 	}
 	var err error
 	if h.mode.dialect != nil {
-		fsys, err := rewritePatterns(cp.FS, h.mode.dialect)
-		if err != nil {
+		var fsys fs.FS
+		if fsys, err = rewritePatterns(cp.FS, h.mode.dialect); err != nil {
 			return nil, err
 		}
 		h.v, err = pc.NewValidator(fsys)
