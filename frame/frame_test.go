@@ -287,8 +287,8 @@ func TestDecoderReadError(t *testing.T) {
 	}
 }
 
-// wrappedEOF is an io.EOF wrapped the way some readers report it.
-var wrappedEOF = fmt.Errorf("source closed: %w", io.EOF)
+// errWrappedEOF is an io.EOF wrapped the way some readers report it.
+var errWrappedEOF = fmt.Errorf("source closed: %w", io.EOF)
 
 func TestDecoderWrappedEOF(t *testing.T) {
 	tests := []struct {
@@ -302,7 +302,7 @@ func TestDecoderWrappedEOF(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := NewDecoder(io.MultiReader(bytes.NewReader(tc.in), iotest.ErrReader(wrappedEOF)), 10)
+			d := NewDecoder(io.MultiReader(bytes.NewReader(tc.in), iotest.ErrReader(errWrappedEOF)), 10)
 			var err error
 			for err == nil {
 				_, err = d.Next()

@@ -66,7 +66,7 @@ func (r *Report) validate() error {
 		return fmt.Errorf("shard %d/%d: want 1 ≤ index ≤ count", sh.Index, sh.Count)
 	}
 	if rr := r.Rerun; rr != nil && (len(rr) < 3 || rr[0] != "referee" || rr[1] != "run" || rr[2] != r.Suite.Name) {
-		return fmt.Errorf("rerun %q: want referee run %s ...", rr, r.Suite.Name)
+		return fmt.Errorf("rerun %q: want it to begin referee run %s", rr, r.Suite.Name)
 	}
 	if r.Checks == nil || (len(r.Checks) == 0 && r.Shard == nil) {
 		return errors.New("no checks (only a shard may hold none)")

@@ -338,6 +338,7 @@ func (cp *Corpus) readFixtures(c *corpus.Corpus, kind string) ([]Fixture, error)
 		base := path.Base(f)
 		shape := pc.ShapeOf(base, cp.Shapes)
 		if shape == "" {
+			//lint:ignore ST1005 upstream's runner.mjs message, word for word (docs/suites/cdc.md)
 			return nil, fmt.Errorf("corpus %s: Fixture %s/%s does not name a known shape. Prefix it with one of: %s.", c.Name, kind, base, strings.Join(cp.Shapes, ", "))
 		}
 		raw, err := c.ReadFile(f)
@@ -482,6 +483,7 @@ func (cp *Corpus) readSignatures(c *corpus.Corpus) error {
 		}
 	}
 	if cp.Key == "" {
+		//lint:ignore ST1005 upstream's runner.mjs message, word for word (docs/suites/cdc.md)
 		return fmt.Errorf("corpus %s: signatures: %s carries no 64-hex-character key line.", c.Name, keyFile)
 	}
 	load := func(ref string) (canon.Value, error) {
