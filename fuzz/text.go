@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/shell"
 	"github.com/refereehq/referee/internal/termsafe"
-	"github.com/refereehq/referee/run"
 )
 
 // WriteText writes the summary for a person: the run, each
@@ -66,7 +66,7 @@ func WriteText(w io.Writer, s *Summary, out string) error {
 	case len(s.Written) > 0:
 		p.line("wrote %d vectors to %s (%s); replay them with:", len(uniqueNames(s.Findings)), out, strings.Join(s.Written, ", "))
 		for _, i := range s.Impls {
-			p.line("  referee run %s --corpus %s%s", s.Suite, run.ShellQuote(out), specWords(i.Spec))
+			p.line("  referee run %s --corpus %s%s", s.Suite, shell.Quote(out), specWords(i.Spec))
 		}
 	case len(s.Findings) == 0 && len(s.Gaps) == 0 && !s.Interrupted:
 		p.line("no divergence")
@@ -95,11 +95,11 @@ func specWords(s check.Spec) string {
 	case s.Mode != "":
 		return " --mode " + s.Mode
 	case s.URL != "":
-		return " --url " + run.ShellQuote(s.URL)
+		return " --url " + shell.Quote(s.URL)
 	case len(s.Argv) > 0:
 		q := make([]string, len(s.Argv))
 		for i, a := range s.Argv {
-			q[i] = run.ShellQuote(a)
+			q[i] = shell.Quote(a)
 		}
 		return " -- " + strings.Join(q, " ")
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/shell"
 	"github.com/refereehq/referee/matrix"
-	"github.com/refereehq/referee/run"
 )
 
 func TestSplitWords(t *testing.T) {
@@ -69,7 +69,7 @@ func FuzzSplitWords(f *testing.F) {
 		}
 		quoted := make([]string, len(words))
 		for i, w := range words {
-			quoted[i] = run.ShellQuote(w)
+			quoted[i] = shell.Quote(w)
 		}
 		again, err := matrix.SplitWords(strings.Join(quoted, " "))
 		if err != nil {

@@ -27,20 +27,20 @@ func (p *Plan) repro(id string, exs []adapter.Exchange) string {
 	case len(spec.Argv) > 0:
 		var env []string
 		if spec.Dir != "" {
-			env = append(env, "cd "+ShellQuote(spec.Dir)+" &&")
+			env = append(env, "cd "+shell.Quote(spec.Dir)+" &&")
 		}
 		if vars := p.reproEnv(); len(vars) > 0 {
 			env = append(append(env, "env"), vars...)
 		}
-		lines := []string{ShellQuote(string(adapter.HelloRequest(p.Def.Name, p.Loaded.Hello)))}
+		lines := []string{shell.Quote(string(adapter.HelloRequest(p.Def.Name, p.Loaded.Hello)))}
 		for _, x := range exs {
-			lines = append(lines, ShellQuote(string(x.Request)))
+			lines = append(lines, shell.Quote(string(x.Request)))
 		}
 		return "printf '%s\\n' " + strings.Join(lines, " ") + " | " + strings.Join(append(env, quoteAll(spec.Argv)...), " ")
 	case spec.URL != "":
-		return "curl -sS -H 'Content-Type: application/json' --data-binary " + ShellQuote(string(exs[len(exs)-1].Request)) + " " + ShellQuote(spec.URL)
+		return "curl -sS -H 'Content-Type: application/json' --data-binary " + shell.Quote(string(exs[len(exs)-1].Request)) + " " + shell.Quote(spec.URL)
 	}
-	cmd := []string{"referee", "run", p.Def.Name, "--run", ShellQuote(id)}
+	cmd := []string{"referee", "run", p.Def.Name, "--run", shell.Quote(id)}
 	return strings.Join(append(cmd, p.rerun()...), " ")
 }
 
@@ -51,11 +51,11 @@ func (p *Plan) repro(id string, exs []adapter.Exchange) string {
 func (p *Plan) rerun() []string {
 	var cmd []string
 	if p.opts.Corpus != "" {
-		cmd = append(cmd, "--corpus", ShellQuote(p.opts.Corpus))
+		cmd = append(cmd, "--corpus", shell.Quote(p.opts.Corpus))
 	}
 	for _, f := range p.Def.Flags {
 		if v := p.opts.Flags[f.Name]; f.Repro && v != "" && v != f.Default {
-			cmd = append(cmd, "--"+f.Name, ShellQuote(v))
+			cmd = append(cmd, "--"+f.Name, shell.Quote(v))
 		}
 	}
 	spec := p.Spec
@@ -63,7 +63,7 @@ func (p *Plan) rerun() []string {
 	case spec.Mode != "":
 		cmd = append(cmd, "--mode", spec.Mode)
 	case spec.URL != "":
-		cmd = append(cmd, "--url", ShellQuote(spec.URL))
+		cmd = append(cmd, "--url", shell.Quote(spec.URL))
 	case len(spec.Argv) > 0:
 		cmd = append(append(cmd, "--"), quoteAll(spec.Argv)...)
 	}
@@ -80,13 +80,10 @@ func (p *Plan) reproEnv() []string {
 	return p.opts.ReproEnv
 }
 
-// ShellQuote quotes s for a POSIX shell, leaving plain words bare.
-func ShellQuote(s string) string { return shell.Quote(s) }
-
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = ShellQuote(s)
+		out[i] = shell.Quote(s)
 	}
 	return out
 }

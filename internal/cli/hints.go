@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/refereehq/referee/adapter"
-	"github.com/refereehq/referee/run"
+	"github.com/refereehq/referee/internal/shell"
 )
 
 // takesProgram reports whether cmd runs an adapter program given after --.
@@ -40,7 +40,7 @@ func withDash(raw []string, word string) string {
 	quote := func(words []string) []string {
 		out := make([]string, len(words))
 		for i, w := range words {
-			out[i] = run.ShellQuote(w)
+			out[i] = shell.Quote(w)
 		}
 		return out
 	}
@@ -106,7 +106,7 @@ func programHint(err error, program, dir string) string {
 	interp := interpreterOf(program)
 	switch {
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Sprintf("%s is not executable: chmod +x %s, or name its interpreter first (-- %s %s)", program, run.ShellQuote(program), interp, run.ShellQuote(program))
+		return fmt.Sprintf("%s is not executable: chmod +x %s, or name its interpreter first (-- %s %s)", program, shell.Quote(program), interp, shell.Quote(program))
 	case errors.Is(err, exec.ErrNotFound) && !strings.ContainsRune(program, filepath.Separator) && !strings.ContainsRune(program, '/'):
 		if st, serr := os.Stat(path); serr == nil && st.Mode().IsRegular() {
 			return fmt.Sprintf("%s is a file here, but a program name without a / is looked up on PATH: write ./%s, or name its interpreter first (-- %s %s)", program, program, interp, program)
@@ -114,7 +114,7 @@ func programHint(err error, program, dir string) string {
 		return fmt.Sprintf("%s is not on PATH: give its path, or install it", program)
 	case errors.Is(err, fs.ErrNotExist):
 		if st, serr := os.Stat(path); serr == nil && st.Mode().IsRegular() {
-			return fmt.Sprintf("%s exists, so the interpreter its #! line names is missing: fix that line, or name an interpreter first (-- %s %s)", program, interp, run.ShellQuote(program))
+			return fmt.Sprintf("%s exists, so the interpreter its #! line names is missing: fix that line, or name an interpreter first (-- %s %s)", program, interp, shell.Quote(program))
 		}
 		where := "the current directory"
 		if dir != "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/internal/child"
+	"github.com/refereehq/referee/internal/shell"
 	"github.com/refereehq/referee/internal/term"
 	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/report"
@@ -255,7 +256,7 @@ func (o *runOptions) reproEnv() []string {
 		words = append(words, "-i", `PATH="$PATH"`, `HOME="$HOME"`)
 	}
 	for _, kv := range o.env {
-		words = append(words, run.ShellQuote(kv))
+		words = append(words, shell.Quote(kv))
 	}
 	return words
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/shell"
 	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/run"
@@ -241,15 +242,15 @@ func smokeEvidence(w *lineWriter, c report.Check) int {
 func smokeNext(def *check.Definition, o *runOptions) string {
 	words := []string{"referee", "run", def.Name}
 	if o.corpus != "" {
-		words = append(words, "--corpus", run.ShellQuote(o.corpus))
+		words = append(words, "--corpus", shell.Quote(o.corpus))
 	}
 	switch {
 	case o.url != "":
-		words = append(words, "--url", run.ShellQuote(o.url))
+		words = append(words, "--url", shell.Quote(o.url))
 	case len(o.argv) > 0:
 		words = append(words, "--")
 		for _, a := range o.argv {
-			words = append(words, run.ShellQuote(a))
+			words = append(words, shell.Quote(a))
 		}
 	case o.mode != "":
 		words = append(words, "--mode", o.mode)
