@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/corpus"
 )
 
 // Definition declares a suite to the engine: what it is, its flags, its
@@ -63,12 +65,49 @@ type Definition struct {
 }
 
 // FuzzSpec is what `referee fuzz` needs of a suite: the kinds of input it
-// generates, and how found vectors are written as a corpus of its own format.
+// generates, how found vectors become files of its own corpus format, how
+// it reads such a corpus, and what the fuzz proof test asks of it. The
+// engine does the round trip (Checks): the suite holds no glue.
 type FuzzSpec struct {
 	Targets []FuzzTarget
-	// Write writes vectors into dir in the suite's corpus format (no
-	// manifest) and returns the files it wrote, relative to dir.
-	Write func(dir string, vectors []FuzzVector) ([]string, error)
+	// Files lays entries (what FuzzTarget.Vector makes) out as the files
+	// of a corpus of the suite's format, without a manifest: path (slash
+	// separated, relative) to content.
+	Files func(entries []any) (map[string][]byte, error)
+	// Read builds the checks of such a corpus, with the reader the suite's
+	// Load uses when `referee run SUITE --corpus DIR` replays one.
+	Read func(c *corpus.Corpus) ([]Check, error)
+	// Proof is what the fuzz proof test asks of the suite.
+	Proof FuzzProof
+}
+
+// FuzzProof is what the fuzz proof test (package fuzz) asks of a suite.
+type FuzzProof struct {
+	// Inputs bounds the inputs within which seed 1 must find each broken
+	// mode of the suite's built-in implementation.
+	Inputs int
+	// Elsewhere, when some broken modes are out of the fuzz targets' reach,
+	// names the test that proves the ones within it; the proof test then
+	// leaves the suite to that test.
+	Elsewhere string
+}
+
+// Checks makes the checks of one entry as a replay of it does: the entry
+// laid out by Files, held in memory, and read back by Read.
+func (s *FuzzSpec) Checks(entry any) ([]Check, error) {
+	files, err := s.Files([]any{entry})
+	if err != nil {
+		return nil, err
+	}
+	fsys := fstest.MapFS{}
+	for p, b := range files {
+		fsys[p] = &fstest.MapFile{Data: b, Mode: 0o644}
+	}
+	c, err := corpus.Open(fsys, "fuzz")
+	if err != nil {
+		return nil, err
+	}
+	return s.Read(c)
 }
 
 // FuzzInput is what a fuzz target's inputs are, which decides how they are
@@ -82,7 +121,7 @@ const (
 	FuzzBytes                  // any bytes, often JSON: mutated and shrunk by byte
 )
 
-// FuzzTarget is one kind of generated input and the vector it makes.
+// FuzzTarget is one kind of generated input and the corpus entry it makes.
 type FuzzTarget struct {
 	Name   string   // "canonical", "decode", ...
 	Doc    string   // what it generates, in one line
@@ -91,16 +130,10 @@ type FuzzTarget struct {
 	Weight int // its share of the inputs against the other targets' (0 is 1)
 	// Generate makes one input from r.
 	Generate func(r *rand.Rand) []byte
-	// Vector makes the vector named name for input, with the outcome the
-	// suite's reference gives it; ok is false when the corpus cannot hold it.
-	Vector func(name string, input []byte) (v FuzzVector, ok bool)
-}
-
-// FuzzVector is a generated input as a corpus entry, and the checks the
-// suite makes of that entry when it loads it.
-type FuzzVector struct {
-	Entry  any // what FuzzSpec.Write takes
-	Checks []Check
+	// Vector makes the corpus entry named name for input, with the outcome
+	// the suite's reference gives it, as FuzzSpec.Files takes it; ok is
+	// false when the corpus cannot hold it.
+	Vector func(name string, input []byte) (entry any, ok bool)
 }
 
 // Mode is a deliberately broken variant of a suite's built-in implementation.

@@ -107,6 +107,13 @@ type Summary struct {
 	Interrupted bool
 }
 
+// Vector is a generated input as an entry of the suite's corpus, and the
+// checks the suite makes of that entry when it reads it back.
+type Vector struct {
+	Entry  any // as FuzzTarget.Vector made it
+	Checks []check.Check
+}
+
 // TargetSummary counts one target's inputs.
 type TargetSummary struct {
 	Name   string
@@ -150,7 +157,7 @@ type Finding struct {
 	Index            uint64 // the number of the generated input it was shrunk from
 	Signature        string // what went wrong, and the shape of the input
 	Seen             int    // generated inputs that failed the same way
-	Vector           check.FuzzVector
+	Vector           Vector // the corpus entry it is and the checks the suite makes of it
 	// Flaky says the divergence did not happen again when its input was
 	// sent once more: the finding is the input as generated, not shrunk,
 	// and Rerun says what the second answer was.
@@ -438,7 +445,7 @@ type item struct {
 	ti     int // index of t in e.targets
 	input  []byte
 	name   string
-	vec    check.FuzzVector
+	vec    Vector
 	judged bool        // the vector was made and the reference passed it
 	res    [][]verdict // per live implementation, what is kept of the vector's checks' results
 }
@@ -571,10 +578,15 @@ func (e *engine) judge(ctx context.Context, items []*item, impls []*implRun) {
 		if it.name == "" {
 			it.name = vectorName(it.t, it.input)
 		}
-		vec, ok := it.t.Vector(it.name, it.input)
-		if !ok || len(vec.Checks) == 0 {
+		entry, ok := it.t.Vector(it.name, it.input)
+		if !ok {
 			continue
 		}
+		cs, err := e.spec.Checks(entry)
+		if err != nil || len(cs) == 0 {
+			continue
+		}
+		vec := Vector{Entry: entry, Checks: cs}
 		it.vec = vec
 		checks = append(checks, vec.Checks...)
 		for range vec.Checks {

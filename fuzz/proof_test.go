@@ -67,21 +67,6 @@ func child(t testing.TB, suite, mode string) check.Spec {
 
 var tool = report.Tool{Name: "referee", Version: "test"}
 
-// counts bounds, per fuzzable suite, the inputs within which seed 1 must
-// find every broken mode of its built-in implementation.
-var counts = map[string]int{
-	jcs.Name:       3000,
-	crosslink.Name: 2000,
-	fablepool.Name: 2000,
-}
-
-// provenElsewhere names the suites whose broken modes are not all within
-// their fuzz targets' reach, and the test that proves the ones that are.
-var provenElsewhere = map[string]string{
-	"cgp-vectors": "suites/cgpvectors TestEveryFuzzedModeIsFound",
-	"cdc":         "suites/cdc TestFuzzFindsEveryMode",
-}
-
 // TestEveryBrokenModeIsFound fuzzes each broken mode of each fuzzable
 // suite's built-in implementation from a fixed seed, within a fixed count,
 // and requires a finding; then it replays the corpus written, through the
@@ -95,13 +80,14 @@ func TestEveryBrokenModeIsFound(t *testing.T) {
 			continue
 		}
 		fuzzable++
-		if where, ok := provenElsewhere[def.Name]; ok {
-			t.Logf("%s: its fuzzed modes are proved by %s (some of its modes are not in its fuzz targets' reach)", def.Name, where)
+		proof := def.Fuzz.Proof
+		if proof.Elsewhere != "" {
+			t.Logf("%s: its fuzzed modes are proved by %s (some of its modes are not in its fuzz targets' reach)", def.Name, proof.Elsewhere)
 			continue
 		}
-		count, ok := counts[def.Name]
-		if !ok {
-			t.Errorf("%s is fuzzable: give it a count in counts", def.Name)
+		count := proof.Inputs
+		if count <= 0 {
+			t.Errorf("%s is fuzzable: its fuzz declaration gives the proof no Inputs and names no test Elsewhere", def.Name)
 			continue
 		}
 		for _, m := range def.ModeList() {
@@ -318,7 +304,7 @@ func TestOutDir(t *testing.T) {
 			}
 		}
 	}
-	if prov.Format != fuzz.ProvenanceFormat || prov.Seed != "3" || prov.Suite != "crosslink" || prov.Referee != "referee test" ||
+	if prov.Format != corpus.FuzzProvenanceFormat || prov.Seed != "3" || prov.Suite != "crosslink" || prov.Referee != "referee test" ||
 		len(prov.Implementations) != 1 || prov.Implementations[0].Hello != "referee-crosslink+html-escape" || prov.Implementations[0].Version == "" ||
 		len(prov.Vectors) != len(s.Findings) || prov.Vectors[0].Signature == "" {
 		t.Errorf("provenance %+v", prov)

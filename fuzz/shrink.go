@@ -9,6 +9,7 @@ import (
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/jsongen"
 )
 
 // shrinkBatch is how many candidates minimize hands try at once.
@@ -30,7 +31,7 @@ func minimize(ctx context.Context, in []byte, kind check.FuzzInput, budget int, 
 			bom = cur[:3]
 			sources = append(sources, func(yield func([]byte) bool) { yield(cur[3:]) })
 		}
-		if n, ok := ParseTree(cur[len(bom):]); ok {
+		if n, ok := jsongen.ParseTree(cur[len(bom):]); ok {
 			sources = append(sources, prefixed(bom, treeCandidates(n)))
 		}
 		if kind != check.FuzzValue {
@@ -112,7 +113,7 @@ func smaller(a, b []byte) bool {
 // located is a node of a tree with the path of member or element indexes
 // that reaches it from the root.
 type located struct {
-	n    *Node
+	n    *jsongen.Node
 	path []int
 }
 
@@ -120,7 +121,7 @@ type located struct {
 const maxShrinkNodes = 4000
 
 // nodes lists root's nodes in preorder, at most maxShrinkNodes of them.
-func nodes(root *Node) []located {
+func nodes(root *jsongen.Node) []located {
 	var out []located
 	stack := []located{{root, nil}}
 	for len(stack) > 0 && len(out) < maxShrinkNodes {
@@ -139,7 +140,7 @@ func nodes(root *Node) []located {
 }
 
 // at returns the node at path in root.
-func at(root *Node, path []int) *Node {
+func at(root *jsongen.Node, path []int) *jsongen.Node {
 	n := root
 	for _, i := range path {
 		if n.Kind == canon.Object {
@@ -153,7 +154,7 @@ func at(root *Node, path []int) *Node {
 
 // replaced returns the text of a copy of root in which edit has replaced
 // the node at path (edit gets that node of the copy).
-func replaced(root *Node, path []int, edit func(n *Node) *Node) []byte {
+func replaced(root *jsongen.Node, path []int, edit func(n *jsongen.Node) *jsongen.Node) []byte {
 	c := root.Clone()
 	if len(path) == 0 {
 		return edit(c).Encode()
@@ -169,7 +170,7 @@ func replaced(root *Node, path []int, edit func(n *Node) *Node) []byte {
 }
 
 // children returns a container's elements or member values.
-func children(n *Node) []*Node {
+func children(n *jsongen.Node) []*jsongen.Node {
 	if n.Kind == canon.Object {
 		return n.Vals
 	}
@@ -180,7 +181,7 @@ func children(n *Node) []*Node {
 // its text without whitespace; chunks of members and elements removed,
 // halves first; each container replaced by 0, by one of its children or by
 // a descendant further down a chain; numbers, strings and names simplified.
-func treeCandidates(root *Node) iter.Seq[[]byte] {
+func treeCandidates(root *jsongen.Node) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
 		if !yield(root.Encode()) {
 			return
@@ -192,7 +193,7 @@ func treeCandidates(root *Node) iter.Seq[[]byte] {
 			for size := max(1, k/2); size >= 1; size /= 2 {
 				for from := 0; from < k; from += size {
 					to := min(k, from+size)
-					cand := replaced(root, l.path, func(n *Node) *Node {
+					cand := replaced(root, l.path, func(n *jsongen.Node) *jsongen.Node {
 						if n.Kind == canon.Object {
 							n.Keys = append(n.Keys[:from:from], n.Keys[to:]...)
 							n.Vals = append(n.Vals[:from:from], n.Vals[to:]...)
@@ -215,12 +216,12 @@ func treeCandidates(root *Node) iter.Seq[[]byte] {
 		for _, l := range ns {
 			kids := children(l.n)
 			if l.n.Kind == canon.Array || l.n.Kind == canon.Object {
-				if !yield(replaced(root, l.path, func(*Node) *Node { return Num("0") })) {
+				if !yield(replaced(root, l.path, func(*jsongen.Node) *jsongen.Node { return jsongen.Num("0") })) {
 					return
 				}
 			}
 			for _, k := range kids {
-				if !yield(replaced(root, l.path, func(*Node) *Node { return k.Clone() })) {
+				if !yield(replaced(root, l.path, func(*jsongen.Node) *jsongen.Node { return k.Clone() })) {
 					return
 				}
 			}
@@ -236,7 +237,7 @@ func treeCandidates(root *Node) iter.Seq[[]byte] {
 				for range step {
 					d = children(d)[0]
 				}
-				if !yield(replaced(root, l.path, func(*Node) *Node { return d.Clone() })) {
+				if !yield(replaced(root, l.path, func(*jsongen.Node) *jsongen.Node { return d.Clone() })) {
 					return
 				}
 			}
@@ -246,20 +247,20 @@ func treeCandidates(root *Node) iter.Seq[[]byte] {
 			switch l.n.Kind {
 			case canon.Number:
 				for _, lex := range lexemeCuts(l.n.Raw, []string{"0", "1"}) {
-					if !yield(replaced(root, l.path, func(n *Node) *Node { n.Raw = lex; return n })) {
+					if !yield(replaced(root, l.path, func(n *jsongen.Node) *jsongen.Node { n.Raw = lex; return n })) {
 						return
 					}
 				}
 			case canon.String:
 				for _, lex := range stringCuts(l.n.Raw) {
-					if !yield(replaced(root, l.path, func(n *Node) *Node { n.Raw = lex; return n })) {
+					if !yield(replaced(root, l.path, func(n *jsongen.Node) *jsongen.Node { n.Raw = lex; return n })) {
 						return
 					}
 				}
 			case canon.Object:
 				for i, key := range l.n.Keys {
 					for _, lex := range stringCuts(key) {
-						if !yield(replaced(root, l.path, func(n *Node) *Node { n.Keys[i] = lex; return n })) {
+						if !yield(replaced(root, l.path, func(n *jsongen.Node) *jsongen.Node { n.Keys[i] = lex; return n })) {
 							return
 						}
 					}

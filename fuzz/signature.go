@@ -9,6 +9,7 @@ import (
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/jsongen"
 )
 
 // kindOf is a check's ID with the vector's name replaced by *: which check
@@ -71,7 +72,7 @@ func diffClass(r check.Result) string {
 		return ""
 	}
 	if exp := []byte(r.Expected); len(exp) == d.ExpectedLen {
-		if _, ok := ParseTree(exp); ok {
+		if _, ok := jsongen.ParseTree(exp); ok {
 			return tokenAt(exp, d.Offset)
 		}
 	}
@@ -146,7 +147,7 @@ const maxSkeleton = 160
 // string and name by the classes of its characters; other text as itself
 // when short, else by its length.
 func Skeleton(input []byte) string {
-	if n, ok := ParseTree(input); ok {
+	if n, ok := jsongen.ParseTree(input); ok {
 		var b strings.Builder
 		skeleton(&b, n)
 		s := b.String()
@@ -161,7 +162,7 @@ func Skeleton(input []byte) string {
 	return "text:" + strconv.Itoa(len(input)) + "B"
 }
 
-func skeleton(b *strings.Builder, n *Node) {
+func skeleton(b *strings.Builder, n *jsongen.Node) {
 	if b.Len() > maxSkeleton {
 		return
 	}

@@ -176,7 +176,7 @@ func provenanceOf(t *testing.T, dir string) fuzz.Provenance {
 
 // manifestOf is a manifest a fuzz run could have written, listing files.
 func manifestOf(files map[string]string) []byte {
-	b, _ := json.Marshal(map[string]any{"files": files, "fuzz": map[string]any{"format": fuzz.ProvenanceFormat}})
+	b, _ := json.Marshal(map[string]any{"files": files, "fuzz": map[string]any{"format": corpus.FuzzProvenanceFormat}})
 	return b
 }
 

@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,11 +25,8 @@ import (
 	"github.com/refereehq/referee/internal/regularfile"
 )
 
-// ProvenanceFormat names the manifest member that says where a fuzzed
-// corpus came from.
-const ProvenanceFormat = "referee-fuzz/1"
-
-// provenanceKey is that member's name in manifest.json.
+// provenanceKey is the name of the manifest member that says where a
+// fuzzed corpus came from (its format: corpus.FuzzProvenanceFormat).
 const provenanceKey = "fuzz"
 
 // Provenance is the "fuzz" member of a fuzzed corpus's manifest: the seed
@@ -264,18 +262,44 @@ func (e *engine) write(dir string) ([]string, error) {
 	return files, nil
 }
 
+// writeEntries writes entries into dir as the files of a corpus of the
+// suite's format (FuzzSpec.Files), each atomically, and returns their
+// paths, sorted.
+func (e *engine) writeEntries(dir string, entries []any) ([]string, error) {
+	files, err := e.spec.Files(entries)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for p, b := range files {
+		if !cleanPath(p) || p == corpus.ManifestName {
+			return nil, fmt.Errorf("%s: the fuzz declaration lays out %q, not a clean relative path (a bug in referee)", e.def.Name, p)
+		}
+		name := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return nil, err
+		}
+		if err := writeFile(name, b); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
 // stage writes the corpus to dir, a new directory, and proves it loads; it
 // returns its files, the manifest last.
 func (e *engine) stage(dir string) ([]string, error) {
-	var vectors []check.FuzzVector
+	var entries []any
 	seen := map[string]bool{}
 	for _, f := range e.sum.Findings {
 		if !seen[f.Name] {
 			seen[f.Name] = true
-			vectors = append(vectors, f.Vector)
+			entries = append(entries, f.Vector.Entry)
 		}
 	}
-	files, err := e.spec.Write(dir, vectors)
+	files, err := e.writeEntries(dir, entries)
 	if err != nil {
 		return nil, fmt.Errorf("%s: writing the found vectors to %s: %w", e.def.Name, dir, err)
 	}
@@ -388,7 +412,7 @@ func pruneDirs(root *os.Root, files []string) {
 // provenance describes the run for the manifest.
 func (e *engine) provenance() Provenance {
 	p := Provenance{
-		Format: ProvenanceFormat, Suite: e.def.Name, Referee: strings.TrimSpace(e.o.Tool.Name + " " + e.o.Tool.Version),
+		Format: corpus.FuzzProvenanceFormat, Suite: e.def.Name, Referee: strings.TrimSpace(e.o.Tool.Name + " " + e.o.Tool.Version),
 		Seed: strconv.FormatUint(e.o.Seed, 10), Inputs: e.sum.Inputs,
 		Targets: []string{}, Implementations: []ProvenanceImpl{}, Vectors: []ProvenanceItem{},
 	}

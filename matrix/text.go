@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/paint"
 	"github.com/refereehq/referee/internal/termsafe"
-	"github.com/refereehq/referee/report"
 )
 
 // TextOptions tune the text matrix.
@@ -41,8 +41,8 @@ func cell(o string) string {
 // line per pattern, then each implementation's counts and verdict.
 func WriteText(w io.Writer, m *Matrix, o TextOptions) error {
 	p := &printer{w: w}
-	paint := report.Painter(o.Color)
-	green, red, yellow, magenta := paint(report.Green), paint(report.Red), paint(report.Yellow), paint(report.Magenta)
+	pen := paint.Painter(o.Color)
+	green, red, yellow, magenta := pen(paint.Green), pen(paint.Red), pen(paint.Yellow), pen(paint.Magenta)
 	colour := func(o, text string) string {
 		switch {
 		case strings.HasPrefix(o, "pass"):

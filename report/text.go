@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/internal/paint"
 	"github.com/refereehq/referee/internal/shell"
 	"github.com/refereehq/referee/internal/termsafe"
 )
@@ -18,33 +18,6 @@ type TextOptions struct {
 	Passes bool // list passing checks too, one line each
 }
 
-// Color is an ANSI (ECMA-48) select-graphic-rendition attribute.
-type Color uint8
-
-// The attributes the text reports use.
-const (
-	Faint   Color = 2
-	Red     Color = 31
-	Green   Color = 32
-	Yellow  Color = 33
-	Magenta Color = 35
-)
-
-// Painter returns a function that paints text in a colour, or leaves it
-// plain when on is false (no terminal, NO_COLOR, --no-color).
-func Painter(on bool) func(Color) func(a ...any) string {
-	return func(c Color) func(a ...any) string {
-		if !on {
-			return fmt.Sprint
-		}
-		start, end := "\x1b["+strconv.Itoa(int(c))+"m", "\x1b[0m"
-		if c == Faint {
-			end = "\x1b[22m" // normal intensity, leaving any colour as it was
-		}
-		return func(a ...any) string { return start + fmt.Sprint(a...) + end }
-	}
-}
-
 // WriteText writes the human report: a header, one line per check (with
 // evidence under every non-pass), and the summary line. A failed should
 // check is a WARN line, not a FAIL; a passing may check's line names the
@@ -53,8 +26,8 @@ func Painter(on bool) func(Color) func(a ...any) string {
 // termsafe: it cannot break, forge or hide a line of the report.
 func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	p := &printer{w: w, max: textMaxLine}
-	paint := Painter(opt.Color)
-	green, red, yellow, magenta, faint := paint(Green), paint(Red), paint(Yellow), paint(Magenta), paint(Faint)
+	pen := paint.Painter(opt.Color)
+	green, red, yellow, magenta, faint := pen(paint.Green), pen(paint.Red), pen(paint.Yellow), pen(paint.Magenta), pen(paint.Faint)
 
 	p.line("%s", termsafe.Line(fmt.Sprintf("%s %s: suite %s, corpus %s (%s)", r.Tool.Name, r.Tool.Version, r.Suite.Name, r.Suite.Corpus, short(r.Suite.CorpusDigest))))
 	p.line("implementation: %s", termsafe.Line(describe(r.Implementation)))

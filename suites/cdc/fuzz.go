@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,8 +11,9 @@ import (
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
-	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/internal/lazyregexp"
+	"github.com/refereehq/referee/jsongen"
 	pc "github.com/refereehq/referee/protocols/cdc"
 )
 
@@ -52,16 +51,15 @@ var fuzzSpec = check.FuzzSpec{
 			Vector:   narrowVector,
 		},
 	},
-	Write: func(dir string, vectors []check.FuzzVector) ([]string, error) {
-		files, err := fuzzFiles(vectors)
+	Files: fuzzFiles,
+	Read: func(c *corpus.Corpus) ([]check.Check, error) {
+		cp, err := ReadCorpus(c, "")
 		if err != nil {
 			return nil, err
 		}
-		if err := os.MkdirAll(filepath.Join(dir, "conformance"), 0o755); err != nil {
-			return nil, err
-		}
-		return fuzz.WriteFiles(dir, files)
+		return cp.Checks(), nil
 	},
+	Proof: check.FuzzProof{Elsewhere: "suites/cdc TestFuzzFindsEveryMode"},
 }
 
 // FuzzModes are the broken modes whose bugs the fuzz targets can show:
@@ -75,19 +73,19 @@ var FuzzModes = []string{
 	"narrow-no-clamp", "narrow-no-union", "narrow-passthrough", "narrow-wildcard-reversed", "narrow-path-prefix", "narrow-host-suffix",
 }
 
-var fuzzJSON = fuzz.JSON{Scalars: true, Space: true, MaxDepth: 128, Key: fuzzKey}
+var fuzzJSON = jsongen.JSON{Scalars: true, Space: true, MaxDepth: 128, Key: fuzzKey}
 
 // fuzzOrderKeys are member names whose order differs by UTF-16 code unit,
 // code point and byte (the upstream vector utf16-key-order's trap), with
 // the ASCII order of upstream's member-order vector. They are lexemes.
 var fuzzOrderKeys = []string{`"\uff21"`, `"\ud835\udc00"`, `"𝐀"`, `"Ａ"`, `"\ue000"`, `"a"`, `"Mike"`, `"_under"`, `"zulu"`}
 
-// fuzzKey is a member name: often one of fuzzOrderKeys, else fuzz.Key's.
+// fuzzKey is a member name: often one of fuzzOrderKeys, else jsongen.Key's.
 func fuzzKey(r *rand.Rand) string {
 	if r.IntN(4) == 0 {
 		return fuzzOrderKeys[r.IntN(len(fuzzOrderKeys))]
 	}
-	return fuzz.Key(r)
+	return jsongen.Key(r)
 }
 
 // fuzzWhy is the why of every fuzzed vector.
@@ -97,35 +95,35 @@ const fuzzWhy = "found by referee fuzz"
 // canonical text as the reference writes it. A value the reference cannot
 // canonicalise (a number beyond double range, a duplicate name) has no
 // entry: the file holds outputs only.
-func canonicalVector(name string, input []byte) (check.FuzzVector, bool) {
+func canonicalVector(name string, input []byte) (any, bool) {
 	if !utf8.Valid(input) {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	v, err := canon.Parse(input, canon.ReadOptions{})
 	if err != nil {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	b, err := pc.Canonical(v)
 	if err != nil {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	e := CanonVector{Name: name, Why: fuzzWhy, Value: compactRaw(input), Canonical: string(b), SHA256: sha256Hex(b)}
-	return fuzzChecks(e)
+	return e, true
 }
 
 // narrowVector is the narrowing-vectors.json entry for a pair: the
 // reference's grant or refusals. A pair whose manifests break schema set
 // 1.2's rules for what narrowing reads has none: narrowing assumes
 // validated manifests (SPEC §9, item 1).
-func narrowVector(name string, input []byte) (check.FuzzVector, bool) {
+func narrowVector(name string, input []byte) (any, bool) {
 	pair, err := canon.Parse(input, canon.ReadOptions{})
 	if err != nil || pair.Kind != canon.Object || len(pair.Members) != 2 {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	declared, ok1 := pair.Lookup("declared")
 	parent, ok2 := pair.Lookup("parent")
 	if !ok1 || !ok2 || !wellFormedManifest(declared) || !wellFormedManifest(parent) {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	e := fuzzNarrowEntry{Name: name, Why: fuzzWhy, Parent: json.RawMessage(parent.String()), Declared: json.RawMessage(declared.String())}
 	granted, refusals := pc.Narrow(declared, parent)
@@ -134,7 +132,7 @@ func narrowVector(name string, input []byte) (check.FuzzVector, bool) {
 	} else {
 		e.Granted = json.RawMessage(granted.String())
 	}
-	return fuzzChecks(e)
+	return e, true
 }
 
 // fuzzNarrowEntry is a narrowing vector as the file holds it: exactly one
@@ -148,27 +146,9 @@ type fuzzNarrowEntry struct {
 	Refusals []string        `json:"refusals,omitempty"`
 }
 
-// fuzzChecks loads one entry through the suite's own reader and returns
-// it with the checks that makes of it.
-func fuzzChecks(entry any) (check.FuzzVector, bool) {
-	files, err := fuzzFiles([]check.FuzzVector{{Entry: entry}})
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	c, err := fuzz.CorpusOf(files)
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	cp, err := ReadCorpus(c, "")
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	return check.FuzzVector{Entry: entry, Checks: cp.Checks()}, true
-}
-
 // fuzzFiles lays vectors out as upstream's two vector files, both present
 // (so the corpus is read in the 1.2 layout) and each maybe empty.
-func fuzzFiles(vectors []check.FuzzVector) (map[string][]byte, error) {
+func fuzzFiles(vectors []any) (map[string][]byte, error) {
 	comment := []string{"Written by referee fuzz: each vector's expectation is the outcome referee's built-in reference gives it; the manifest's fuzz member says how it was found."}
 	canonical := struct {
 		Comment  []string      `json:"_comment"`
@@ -180,18 +160,18 @@ func fuzzFiles(vectors []check.FuzzVector) (map[string][]byte, error) {
 		Vectors []fuzzNarrowEntry `json:"vectors"`
 	}{Comment: comment, Vectors: []fuzzNarrowEntry{}}
 	for _, v := range vectors {
-		switch e := v.Entry.(type) {
+		switch e := v.(type) {
 		case CanonVector:
 			canonical.Vectors = append(canonical.Vectors, e)
 		case fuzzNarrowEntry:
 			narrowing.Vectors = append(narrowing.Vectors, e)
 		default:
-			return nil, fmt.Errorf("%s: a fuzz vector of type %T (a bug in referee)", Name, v.Entry)
+			return nil, fmt.Errorf("%s: a fuzz vector of type %T (a bug in referee)", Name, v)
 		}
 	}
 	files := map[string][]byte{}
 	for name, doc := range map[string]any{canonicalFile: canonical, narrowingFile: narrowing} {
-		b, err := fuzz.MarshalJSON(doc)
+		b, err := corpus.MarshalJSON(doc)
 		if err != nil {
 			return nil, err
 		}

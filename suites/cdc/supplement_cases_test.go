@@ -17,7 +17,6 @@ import (
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
-	"github.com/refereehq/referee/fuzz"
 	"github.com/refereehq/referee/internal/golden"
 )
 
@@ -426,7 +425,7 @@ func supplementDocument(t *testing.T) []byte {
 		},
 		Cases: supplementCases(),
 	}
-	b, err := fuzz.MarshalJSON(doc)
+	b, err := corpus.MarshalJSON(doc)
 	if err != nil {
 		t.Fatal(err)
 	}

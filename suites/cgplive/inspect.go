@@ -8,10 +8,10 @@ import (
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/internal/child"
+	"github.com/refereehq/referee/internal/paint"
 	"github.com/refereehq/referee/internal/termsafe"
 	"github.com/refereehq/referee/protocols/cgp"
 	"github.com/refereehq/referee/protocols/cgp/host"
-	"github.com/refereehq/referee/report"
 )
 
 // The flags of inspect's subcommands, each declared once.
@@ -90,7 +90,7 @@ func inspect(ctx context.Context, inv *check.Invocation, spec check.Spec) error 
 		human = inv.Stderr
 	}
 	useColor := !inv.Flags.Bool("no-color") && inv.Color != nil && inv.Color(human)
-	paint := report.Painter(useColor)
+	pen := paint.Painter(useColor)
 	doc := inspectDoc{}
 
 	// Phase 1: the probe, on a connection of its own.
@@ -99,7 +99,7 @@ func inspect(ctx context.Context, inv *check.Invocation, spec check.Spec) error 
 		return err
 	}
 	defer cleanup()
-	if err := probe(ctx, human, t, inv.Flags.String("query"), &doc, paint(report.Yellow)); err != nil {
+	if err := probe(ctx, human, t, inv.Flags.String("query"), &doc, pen(paint.Yellow)); err != nil {
 		fmt.Fprintf(human, "could not establish provider: %s\n", termsafe.Line(err.Error()))
 	}
 

@@ -10,7 +10,6 @@ import (
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
-	"github.com/refereehq/referee/fuzz"
 	"github.com/refereehq/referee/internal/lazy"
 	"github.com/refereehq/referee/protocols/cgp"
 )
@@ -66,7 +65,7 @@ func isFound(c *corpus.Corpus) bool {
 		return false
 	}
 	for _, m := range c.Manifest.Meta {
-		if f, ok := m.Value.Lookup("format"); m.Key == "fuzz" && ok && f.Str == fuzz.ProvenanceFormat {
+		if f, ok := m.Value.Lookup("format"); m.Key == "fuzz" && ok && f.Str == corpus.FuzzProvenanceFormat {
 			return true
 		}
 	}
@@ -312,12 +311,12 @@ var rangeReasons = &lazy.Value[map[string]string]{New: func() map[string]string 
 
 // foundFiles lays entries out as the files of a corpus of found vectors,
 // each holding the cases of its kind in order; a file with none is left out.
-func foundFiles(entries []check.FuzzVector) (map[string][]byte, error) {
+func foundFiles(entries []any) (map[string][]byte, error) {
 	cases := map[string][]any{}
 	for _, v := range entries {
-		e, ok := v.Entry.(foundEntry)
+		e, ok := v.(foundEntry)
 		if !ok || !slices.Contains(FoundFiles, e.File) {
-			return nil, fmt.Errorf("%s: a fuzz vector of type %T (a bug in referee)", Name, v.Entry)
+			return nil, fmt.Errorf("%s: a fuzz vector of type %T (a bug in referee)", Name, v)
 		}
 		cases[e.File] = append(cases[e.File], e.Cases...)
 	}
@@ -344,33 +343,13 @@ func foundFiles(entries []check.FuzzVector) (map[string][]byte, error) {
 		default:
 			doc = map[string]any{"cases": cs}
 		}
-		b, err := fuzz.MarshalJSON(doc)
+		b, err := corpus.MarshalJSON(doc)
 		if err != nil {
 			return nil, err
 		}
 		files[name] = b
 	}
 	return files, nil
-}
-
-// loadFound makes the vector of entry: the checks a corpus holding it alone
-// makes, read through ReadFound as a replay reads it.
-func loadFound(e foundEntry) (check.FuzzVector, bool) {
-	fv := check.FuzzVector{Entry: e}
-	files, err := foundFiles([]check.FuzzVector{fv})
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	c, err := fuzz.CorpusOf(files)
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	cp, err := ReadFound(c)
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	fv.Checks = cp.Checks()
-	return fv, len(fv.Checks) > 0
 }
 
 // differs passes when got is want, and otherwise fails naming the first

@@ -13,7 +13,8 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
-	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/jsongen"
 	"github.com/refereehq/referee/protocols/cgp"
 )
 
@@ -42,7 +43,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   3,
 			Generate: func(r *rand.Rand) []byte { return genFrame(r).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return normalizeVector("frame", name, input) },
+			Vector:   func(name string, input []byte) (any, bool) { return normalizeVector("frame", name, input) },
 		},
 		{
 			Name:     "query",
@@ -51,7 +52,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   1,
 			Generate: func(r *rand.Rand) []byte { return genQuery(r).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return normalizeVector("query", name, input) },
+			Vector:   func(name string, input []byte) (any, bool) { return normalizeVector("query", name, input) },
 		},
 		{
 			Name:     "range",
@@ -68,8 +69,8 @@ var fuzzSpec = check.FuzzSpec{
 			Needs:    []string{OpEncodeLink},
 			Input:    check.FuzzValue,
 			Weight:   2,
-			Generate: func(r *rand.Rand) []byte { return fuzz.Obj("link", genLink(r)).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpEncodeLink, name, input) },
+			Generate: func(r *rand.Rand) []byte { return jsongen.Obj("link", genLink(r)).Encode() },
+			Vector:   func(name string, input []byte) (any, bool) { return opVector(OpEncodeLink, name, input) },
 		},
 		{
 			Name:     "chain",
@@ -77,8 +78,8 @@ var fuzzSpec = check.FuzzSpec{
 			Needs:    []string{OpChainHead},
 			Input:    check.FuzzValue,
 			Weight:   1,
-			Generate: func(r *rand.Rand) []byte { return fuzz.Obj("links", genLinks(r, 5)).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpChainHead, name, input) },
+			Generate: func(r *rand.Rand) []byte { return jsongen.Obj("links", genLinks(r, 5)).Encode() },
+			Vector:   func(name string, input []byte) (any, bool) { return opVector(OpChainHead, name, input) },
 		},
 		{
 			Name:   "commitment",
@@ -87,9 +88,9 @@ var fuzzSpec = check.FuzzSpec{
 			Input:  check.FuzzValue,
 			Weight: 1,
 			Generate: func(r *rand.Rand) []byte {
-				return fuzz.Obj("provider_id", genID(r), "frame", genProvFrame(r, true)).Encode()
+				return jsongen.Obj("provider_id", genID(r), "frame", genProvFrame(r, true)).Encode()
 			},
-			Vector: func(name string, input []byte) (check.FuzzVector, bool) {
+			Vector: func(name string, input []byte) (any, bool) {
 				return opVector(OpFrameCommitment, name, input)
 			},
 		},
@@ -109,7 +110,7 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   1,
 			Generate: func(r *rand.Rand) []byte { return genResultRoot(r).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpResultRoot, name, input) },
+			Vector:   func(name string, input []byte) (any, bool) { return opVector(OpResultRoot, name, input) },
 		},
 		{
 			Name:     "record",
@@ -117,8 +118,8 @@ var fuzzSpec = check.FuzzSpec{
 			Needs:    []string{OpRecordHash},
 			Input:    check.FuzzValue,
 			Weight:   1,
-			Generate: func(r *rand.Rand) []byte { return fuzz.Obj("record", genRecord(r)).Encode() },
-			Vector:   func(name string, input []byte) (check.FuzzVector, bool) { return opVector(OpRecordHash, name, input) },
+			Generate: func(r *rand.Rand) []byte { return jsongen.Obj("record", genRecord(r)).Encode() },
+			Vector:   func(name string, input []byte) (any, bool) { return opVector(OpRecordHash, name, input) },
 		},
 		{
 			Name:   "sign",
@@ -127,18 +128,20 @@ var fuzzSpec = check.FuzzSpec{
 			Input:  check.FuzzValue,
 			Weight: 1,
 			Generate: func(r *rand.Rand) []byte {
-				return fuzz.Obj("seed", fuzz.Str(hexBytes(r, 32)), "commitment", digestNode(r)).Encode()
+				return jsongen.Obj("seed", jsongen.Str(hexBytes(r, 32)), "commitment", digestNode(r)).Encode()
 			},
 			Vector: signVector,
 		},
 	},
-	Write: func(dir string, vectors []check.FuzzVector) ([]string, error) {
-		files, err := foundFiles(vectors)
+	Files: foundFiles,
+	Read: func(c *corpus.Corpus) ([]check.Check, error) {
+		cp, err := ReadFound(c)
 		if err != nil {
 			return nil, err
 		}
-		return fuzz.WriteFiles(dir, files)
+		return cp.Checks(), nil
 	},
+	Proof: check.FuzzProof{Elsewhere: "suites/cgpvectors TestEveryFuzzedModeIsFound"},
 }
 
 // fuzzReference is the built-in implementation the vectors' answers come from.
@@ -158,59 +161,59 @@ func refCall(op string, args []byte) (out canon.Value, refused *adapter.Error, o
 // canonicalVector is a normalization-vectors.json vector of input: the
 // text for canonicalize's value_text, the value for canonicalize and
 // digest.
-func canonicalVector(name string, input []byte) (check.FuzzVector, bool) {
+func canonicalVector(name string, input []byte) (any, bool) {
 	v, err := canon.Parse(input, canon.ReadOptions{})
 	if err != nil {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	args, _ := json.Marshal(map[string]string{"value_text": string(input)})
 	text, _, ok := refCall(OpCanonicalize, args)
 	if !ok || text.Kind != canon.String {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
-	return loadFound(foundEntry{File: VectorsFile, Cases: []any{vectorJSON{
+	return foundEntry{File: VectorsFile, Cases: []any{vectorJSON{
 		Name: name, InputJSON: string(input), Normalized: json.RawMessage(v.String()), JCS: text.Str, SHA256: cgp.DigestOf([]byte(text.Str)),
-	}}})
+	}}}, true
 }
 
 // normalizeVector makes a digest case of a frame or query the reference
 // normalises, or a strict case of one it refuses for an unknown member.
-func normalizeVector(target, name string, input []byte) (check.FuzzVector, bool) {
+func normalizeVector(target, name string, input []byte) (any, bool) {
 	op, file := OpNormalizeFrame, FrameFile
 	if target == "query" {
 		op, file = OpNormalizeQuery, QueryFile
 	}
 	v, err := canon.Parse(input, canon.ReadOptions{})
 	if err != nil || v.Kind != canon.Object {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	args, _ := json.Marshal(withText(target, v))
 	n, refused, ok := refCall(op, args)
 	if refused != nil {
 		path, _ := refused.Member("path")
 		if refused.Code != cgp.CodeUnknownField || path.Kind != canon.String || path.Str == "" {
-			return check.FuzzVector{}, false
+			return nil, false
 		}
-		return loadFound(foundEntry{File: StrictFile, Cases: []any{strictCaseJSON{Name: name, Target: target, Input: json.RawMessage(v.String()), UnknownPath: path.Str}}})
+		return foundEntry{File: StrictFile, Cases: []any{strictCaseJSON{Name: name, Target: target, Input: json.RawMessage(v.String()), UnknownPath: path.Str}}}, true
 	}
 	if !ok {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	text, err := cgp.Canonical(n)
 	if err != nil {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
-	return loadFound(foundEntry{File: file, Cases: []any{digestCaseJSON{
+	return foundEntry{File: file, Cases: []any{digestCaseJSON{
 		Name: name, Source: json.RawMessage(v.String()), Normalized: json.RawMessage(n.String()), JCS: string(text), SHA256: cgp.DigestOf(text),
-	}}})
+	}}}, true
 }
 
 // rangeVector is a range-vectors.json case of {"resource", "range"?}: the
 // bytes the reference addresses, or its reason for addressing none.
-func rangeVector(name string, input []byte) (check.FuzzVector, bool) {
+func rangeVector(name string, input []byte) (any, bool) {
 	v, err := canon.Parse(input, canon.ReadOptions{})
 	if err != nil {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	res, ok := v.Lookup("resource")
 	rg, hasRange := v.Lookup("range")
@@ -221,11 +224,11 @@ func rangeVector(name string, input []byte) (check.FuzzVector, bool) {
 	// The case holds a resource and a range, strings of UTF-8 text, and
 	// nothing else.
 	if !ok || res.Kind != canon.String || !utf8.ValidString(res.Str) || (hasRange && (rg.Kind != canon.String || !utf8.ValidString(rg.Str))) || len(v.Members) != members {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	out, _, ok := refCall(OpRangeDigest, input)
 	if !ok {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	rc := rangeCaseJSON{Resource: name, text: res.Str}
 	if hasRange {
@@ -238,16 +241,16 @@ func rangeVector(name string, input []byte) (check.FuzzVector, bool) {
 		d, _ := out.Lookup("digest")
 		rc.Bytes, rc.Digest = &b.Str, &d.Str
 	}
-	return loadFound(foundEntry{File: RangeVectorsFile, Cases: []any{rc}})
+	return foundEntry{File: RangeVectorsFile, Cases: []any{rc}}, true
 }
 
 // opVector makes an op case of the args input, with the reference's answer.
-func opVector(op, name string, input []byte) (check.FuzzVector, bool) {
+func opVector(op, name string, input []byte) (any, bool) {
 	c, ok := opCase(name, op, input)
 	if !ok {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
-	return loadFound(foundEntry{File: OpCasesFile, Cases: []any{c}})
+	return foundEntry{File: OpCasesFile, Cases: []any{c}}, true
 }
 
 // opCase is the op case named name of op with args, or false when the
@@ -274,29 +277,29 @@ func opCase(name, op string, args []byte) (opCaseJSON, bool) {
 // and with an index the leaf's inclusion proof and three verifications:
 // of the proof, of the proof with its first side flipped, and of the proof
 // claiming the next leaf.
-func merkleVector(name string, input []byte) (check.FuzzVector, bool) {
+func merkleVector(name string, input []byte) (any, bool) {
 	v, err := canon.Parse(input, canon.ReadOptions{})
 	if err != nil {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	leaves, _ := v.Lookup("leaves")
 	root, ok := opCase(name, OpMerkleRoot, []byte(`{"leaves":`+leaves.String()+`}`))
 	if !ok {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	cases := []any{root}
 	if index, has := v.Lookup("index"); has {
 		i, ok := smallInt(index)
 		if !ok || i >= len(leaves.Elems) {
-			return check.FuzzVector{}, false
+			return nil, false
 		}
 		pc, ok := opCase(name, OpInclusionProof, []byte(`{"leaves":`+leaves.String()+`,"index":`+strconv.Itoa(i)+`}`))
 		if !ok {
-			return check.FuzzVector{}, false
+			return nil, false
 		}
 		var proof cgp.InclusionProof
 		if json.Unmarshal(pc.Expected, &proof) != nil {
-			return check.FuzzVector{}, false
+			return nil, false
 		}
 		verify := func(suffix string, p cgp.InclusionProof) bool {
 			c, ok := opCase(name+suffix, OpVerifyInclusion, []byte(`{"leaf":`+leaves.Elems[i].String()+`,"proof":`+proofJSON(p)+`,"root":`+string(root.Expected)+`}`))
@@ -307,7 +310,7 @@ func merkleVector(name string, input []byte) (check.FuzzVector, bool) {
 		}
 		cases = append(cases, pc)
 		if !verify("", proof) {
-			return check.FuzzVector{}, false
+			return nil, false
 		}
 		if len(proof.Path) > 0 {
 			flipped := proof
@@ -319,27 +322,27 @@ func merkleVector(name string, input []byte) (check.FuzzVector, bool) {
 			verify("-other-index", other)
 		}
 	}
-	return loadFound(foundEntry{File: OpCasesFile, Cases: cases})
+	return foundEntry{File: OpCasesFile, Cases: cases}, true
 }
 
 // signVector makes the op cases of signCommitment and of
 // signRecordAttestation over the same seed and digest.
-func signVector(name string, input []byte) (check.FuzzVector, bool) {
+func signVector(name string, input []byte) (any, bool) {
 	v, err := canon.Parse(input, canon.ReadOptions{})
 	if err != nil {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	seed, _ := v.Lookup("seed")
 	c, _ := v.Lookup("commitment")
 	sc, ok := opCase(name, OpSignCommitment, input)
 	if !ok {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	rc, ok := opCase(name, OpSignRecordAttestation, []byte(`{"seed":`+seed.String()+`,"signed_record_hash":`+c.String()+`}`))
 	if !ok {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
-	return loadFound(foundEntry{File: OpCasesFile, Cases: []any{sc, rc}})
+	return foundEntry{File: OpCasesFile, Cases: []any{sc, rc}}, true
 }
 
 // The generators. Strings come from the pieces the suite's rules treat
@@ -382,21 +385,21 @@ func genText(r *rand.Rand) string {
 
 // strNode is a string node of genText, or of the fuzz package's strings
 // (every escape form) without lone surrogates.
-func strNode(r *rand.Rand) *fuzz.Node {
+func strNode(r *rand.Rand) *jsongen.Node {
 	if r.IntN(4) == 0 {
-		return &fuzz.Node{Kind: canon.String, Raw: fuzz.StringNoSurrogates(r)}
+		return &jsongen.Node{Kind: canon.String, Raw: jsongen.StringNoSurrogates(r)}
 	}
-	return fuzz.Str(genText(r))
+	return jsongen.Str(genText(r))
 }
 
 // genID is an id or provider id: short, at times with characters beyond
 // the BMP or at the top of it, whose orders by UTF-8 and UTF-16 differ.
-func genID(r *rand.Rand) *fuzz.Node {
+func genID(r *rand.Rand) *jsongen.Node {
 	ids := []string{"frame:a", "frame:b", "retry-policy", "a", "b", "😀", "\uff61", "\ue000", "𝄞x", "frame:😀", "frame:\uff61", "", "repo-graph", "provider-𝄞"}
 	if r.IntN(4) == 0 {
-		return fuzz.Str(genText(r))
+		return jsongen.Str(genText(r))
 	}
-	return fuzz.Str(pick(r, ids))
+	return jsongen.Str(pick(r, ids))
 }
 
 // score returns a number lexeme as a score is written: an f32 in its own
@@ -405,7 +408,7 @@ func score(r *rand.Rand) string {
 	var f float32
 	switch r.IntN(6) {
 	case 0:
-		return fuzz.Number(r)
+		return jsongen.Number(r)
 	case 1:
 		f = pick(r, []float32{0, 1, 0.5, 0.1, 0.875, 1.00000005, 0.99999994, 1e-7, 1.5e-7, 0.000001, 1e21, 3.4028235e38})
 	default:
@@ -431,12 +434,12 @@ func score(r *rand.Rand) string {
 // fuzzJSON is the canonical target's JSON: scores beside the fuzz
 // package's numbers, strings of the pieces above, names that order
 // differently by UTF-16 units, code points and bytes.
-var fuzzJSON = fuzz.JSON{
+var fuzzJSON = jsongen.JSON{
 	Number: func(r *rand.Rand) string {
 		if r.IntN(3) == 0 {
 			return score(r)
 		}
-		return fuzz.Number(r)
+		return jsongen.Number(r)
 	},
 	String: func(r *rand.Rand) string { return strNode(r).Raw },
 	Key:    genKey,
@@ -450,12 +453,12 @@ var orderKeys = []string{"😀", "𝄞", "𐍈", "\ue000", "\uff61", "\ufb01", "
 
 func genKey(r *rand.Rand) string {
 	if r.IntN(2) == 0 {
-		return fuzz.Lexeme(pick(r, orderKeys))
+		return jsongen.Lexeme(pick(r, orderKeys))
 	}
-	return fuzz.KeyNoSurrogates(r)
+	return jsongen.KeyNoSurrogates(r)
 }
 
-func digestNode(r *rand.Rand) *fuzz.Node { return fuzz.Str("sha256:" + hexBytes(r, 32)) }
+func digestNode(r *rand.Rand) *jsongen.Node { return jsongen.Str("sha256:" + hexBytes(r, 32)) }
 
 func hexBytes(r *rand.Rand, n int) string {
 	b := make([]byte, n)
@@ -474,51 +477,51 @@ func timestamp(r *rand.Rand) string {
 
 // obj builds an object of the members given in a random order, each kept
 // with probability keep.
-func obj(r *rand.Rand, keep float64, members ...any) *fuzz.Node {
-	o := &fuzz.Node{Kind: canon.Object}
+func obj(r *rand.Rand, keep float64, members ...any) *jsongen.Node {
+	o := &jsongen.Node{Kind: canon.Object}
 	perm := r.Perm(len(members) / 2)
 	for _, i := range perm {
 		if r.Float64() < keep {
-			o.Keys = append(o.Keys, fuzz.Lexeme(members[2*i].(string)))
-			o.Vals = append(o.Vals, members[2*i+1].(*fuzz.Node))
+			o.Keys = append(o.Keys, jsongen.Lexeme(members[2*i].(string)))
+			o.Vals = append(o.Vals, members[2*i+1].(*jsongen.Node))
 		}
 	}
 	return o
 }
 
 // unknown adds a member no allow-list has to o, at a random position.
-func unknown(r *rand.Rand, o *fuzz.Node, names ...string) {
-	name := fuzz.Lexeme(pick(r, append(names, "future_field", "x-acme", "Title")))
+func unknown(r *rand.Rand, o *jsongen.Node, names ...string) {
+	name := jsongen.Lexeme(pick(r, append(names, "future_field", "x-acme", "Title")))
 	if r.IntN(3) == 0 {
-		name = fuzz.KeyNoSurrogates(r)
+		name = jsongen.KeyNoSurrogates(r)
 	}
 	at := r.IntN(len(o.Keys) + 1)
 	o.Keys = append(o.Keys[:at], append([]string{name}, o.Keys[at:]...)...)
-	o.Vals = append(o.Vals[:at], append([]*fuzz.Node{fuzz.Num("1")}, o.Vals[at:]...)...)
+	o.Vals = append(o.Vals[:at], append([]*jsongen.Node{jsongen.Num("1")}, o.Vals[at:]...)...)
 }
 
 // optional is a link member: mostly text, at times "" or null.
-func optional(r *rand.Rand) *fuzz.Node {
+func optional(r *rand.Rand) *jsongen.Node {
 	switch r.IntN(8) {
 	case 0:
-		return fuzz.Str("")
+		return jsongen.Str("")
 	case 1:
-		return &fuzz.Node{Kind: canon.Null, Raw: "null"}
+		return &jsongen.Node{Kind: canon.Null, Raw: "null"}
 	}
 	return strNode(r)
 }
 
 // genLink is a provenance link: a type and some of the optional members.
-func genLink(r *rand.Rand) *fuzz.Node {
-	typ := fuzz.Str(pick(r, []string{"file", "derivation", "episode", "file", ""}))
+func genLink(r *rand.Rand) *jsongen.Node {
+	typ := jsongen.Str(pick(r, []string{"file", "derivation", "episode", "file", ""}))
 	if r.IntN(5) == 0 {
 		typ = strNode(r)
 	}
 	return first("type", typ, obj(r, 0.6, "uri", optional(r), "range", optional(r), "digest", optional(r), "method", optional(r), "by", optional(r)))
 }
 
-func genLinks(r *rand.Rand, most int) *fuzz.Node {
-	a := fuzz.Arr()
+func genLinks(r *rand.Rand, most int) *jsongen.Node {
+	a := jsongen.Arr()
 	for range r.IntN(most + 1) {
 		a.Elems = append(a.Elems, genLink(r))
 	}
@@ -528,8 +531,8 @@ func genLinks(r *rand.Rand, most int) *fuzz.Node {
 // genProvFrame is a frame as the attestation ops read it: an id, at times
 // a content_digest and provenance, and, when other, members that must not
 // enter a commitment.
-func genProvFrame(r *rand.Rand, other bool) *fuzz.Node {
-	f := fuzz.Obj("id", genID(r))
+func genProvFrame(r *rand.Rand, other bool) *jsongen.Node {
+	f := jsongen.Obj("id", genID(r))
 	if r.IntN(3) > 0 {
 		f.Set("content_digest", digestNode(r))
 	}
@@ -541,7 +544,7 @@ func genProvFrame(r *rand.Rand, other bool) *fuzz.Node {
 	}
 	if other && r.IntN(3) == 0 {
 		f.Set("title", strNode(r))
-		f.Set("score", fuzz.Num(score(r)))
+		f.Set("score", jsongen.Num(score(r)))
 	}
 	return f
 }
@@ -549,30 +552,30 @@ func genProvFrame(r *rand.Rand, other bool) *fuzz.Node {
 // genFrame is a ContextFrame for normalizeFrame: any of its members, in
 // any order, arrays empty or long, and at times an unknown member at the
 // top or inside provenance, relations or the embedding.
-func genFrame(r *rand.Rand) *fuzz.Node {
-	links := fuzz.Arr()
+func genFrame(r *rand.Rand) *jsongen.Node {
+	links := jsongen.Arr()
 	for range r.IntN(4) {
-		links.Elems = append(links.Elems, first("type", fuzz.Str(pick(r, []string{"file", "derivation"})),
-			obj(r, 0.5, "uri", strNode(r), "range", fuzz.Str(pick(r, []string{"L1", "L1-20", "L01", ""})), "digest", digestNode(r), "method", strNode(r), "by", strNode(r))))
+		links.Elems = append(links.Elems, first("type", jsongen.Str(pick(r, []string{"file", "derivation"})),
+			obj(r, 0.5, "uri", strNode(r), "range", jsongen.Str(pick(r, []string{"L1", "L1-20", "L01", ""})), "digest", digestNode(r), "method", strNode(r), "by", strNode(r))))
 	}
-	rels := fuzz.Arr()
+	rels := jsongen.Arr()
 	for range r.IntN(3) {
-		rels.Elems = append(rels.Elems, obj(r, 0.8, "rel", fuzz.Str(pick(r, []string{"doc.documents", "code.calls", "episode.follows"})), "target_uri", strNode(r), "display_name", strNode(r)))
+		rels.Elems = append(rels.Elems, obj(r, 0.8, "rel", jsongen.Str(pick(r, []string{"doc.documents", "code.calls", "episode.follows"})), "target_uri", strNode(r), "display_name", strNode(r)))
 	}
-	vector := fuzz.Arr()
+	vector := jsongen.Arr()
 	for range r.IntN(4) {
-		vector.Elems = append(vector.Elems, fuzz.Num(score(r)))
+		vector.Elems = append(vector.Elems, jsongen.Num(score(r)))
 	}
 	f := obj(r, 0.5,
-		"id", genID(r), "kind", fuzz.Str(pick(r, []string{"doc", "snippet", "fact", "graph", "acme:custom"})), "title", strNode(r),
-		"content", strNode(r), "uri", fuzz.Str("file:///repo/"+genText(r)), "representation", fuzz.Str(pick(r, []string{"full", "compact", "reference"})),
-		"content_fidelity", fuzz.Str("exact"), "canonical_content_hash", digestNode(r),
-		"content_ref", fuzz.Obj("provider_id", genID(r), "uri", fuzz.Str("context://p/r")), "transform", fuzz.Obj("method", fuzz.Str("extractive_summary"), "implementation", fuzz.Str("d"), "version", fuzz.Str("1")),
-		"minimum_content_fidelity", fuzz.Str("summarized"), "inline_content_requirement", fuzz.Str("required"),
-		"score", fuzz.Num(score(r)), "token_cost", fuzz.Num(fuzz.Integer(r)), "canonical_token_cost", fuzz.Num(strconv.Itoa(r.IntN(5000))), "tokenizer_ref", fuzz.Str("openai:o200k_base"),
-		"valid_from", fuzz.Str(timestamp(r)), "valid_to", fuzz.Str(timestamp(r)), "recorded_at", fuzz.Str(timestamp(r)),
+		"id", genID(r), "kind", jsongen.Str(pick(r, []string{"doc", "snippet", "fact", "graph", "acme:custom"})), "title", strNode(r),
+		"content", strNode(r), "uri", jsongen.Str("file:///repo/"+genText(r)), "representation", jsongen.Str(pick(r, []string{"full", "compact", "reference"})),
+		"content_fidelity", jsongen.Str("exact"), "canonical_content_hash", digestNode(r),
+		"content_ref", jsongen.Obj("provider_id", genID(r), "uri", jsongen.Str("context://p/r")), "transform", jsongen.Obj("method", jsongen.Str("extractive_summary"), "implementation", jsongen.Str("d"), "version", jsongen.Str("1")),
+		"minimum_content_fidelity", jsongen.Str("summarized"), "inline_content_requirement", jsongen.Str("required"),
+		"score", jsongen.Num(score(r)), "token_cost", jsongen.Num(jsongen.Integer(r)), "canonical_token_cost", jsongen.Num(strconv.Itoa(r.IntN(5000))), "tokenizer_ref", jsongen.Str("openai:o200k_base"),
+		"valid_from", jsongen.Str(timestamp(r)), "valid_to", jsongen.Str(timestamp(r)), "recorded_at", jsongen.Str(timestamp(r)),
 		"provenance", links, "citation_label", strNode(r),
-		"embedding", first("fingerprint", fuzz.Str("bge-small-en-v1.5/384/l2"), obj(r, 0.7, "vector", vector)),
+		"embedding", first("fingerprint", jsongen.Str("bge-small-en-v1.5/384/l2"), obj(r, 0.7, "vector", vector)),
 		"relations", rels,
 	)
 	switch r.IntN(10) {
@@ -588,8 +591,8 @@ func genFrame(r *rand.Rand) *fuzz.Node {
 
 // nestedObjects are the objects of a frame the allow-lists reach:
 // provenance's and relations' elements, and the embedding.
-func nestedObjects(f *fuzz.Node) []*fuzz.Node {
-	var out []*fuzz.Node
+func nestedObjects(f *jsongen.Node) []*jsongen.Node {
+	var out []*jsongen.Node
 	for i, k := range f.Keys {
 		switch k {
 		case `"provenance"`, `"relations"`:
@@ -602,23 +605,23 @@ func nestedObjects(f *fuzz.Node) []*fuzz.Node {
 }
 
 // genQuery is a ContextQuery for normalizeQuery.
-func genQuery(r *rand.Rand) *fuzz.Node {
-	list := func(gen func() string) *fuzz.Node {
-		a := fuzz.Arr()
+func genQuery(r *rand.Rand) *jsongen.Node {
+	list := func(gen func() string) *jsongen.Node {
+		a := jsongen.Arr()
 		for range r.IntN(4) {
-			a.Elems = append(a.Elems, fuzz.Str(gen()))
+			a.Elems = append(a.Elems, jsongen.Str(gen()))
 		}
 		return a
 	}
-	emb := fuzz.Arr()
+	emb := jsongen.Arr()
 	for range r.IntN(4) {
-		emb.Elems = append(emb.Elems, fuzz.Num(score(r)))
+		emb.Elems = append(emb.Elems, jsongen.Num(score(r)))
 	}
 	q := obj(r, 0.6,
 		"goal", strNode(r), "query_text", strNode(r), "embedding", emb,
 		"kinds", list(func() string { return pick(r, []string{"snippet", "doc", "fact", "symbol", "graph"}) }),
 		"anchors", list(func() string { return "file:///repo/" + genText(r) }),
-		"max_frames", fuzz.Num(fuzz.Integer(r)), "max_tokens", fuzz.Num(strconv.Itoa(r.IntN(10000))), "as_of", fuzz.Str(timestamp(r)))
+		"max_frames", jsongen.Num(jsongen.Integer(r)), "max_tokens", jsongen.Num(strconv.Itoa(r.IntN(10000))), "as_of", jsongen.Str(timestamp(r)))
 	if r.IntN(8) == 0 {
 		unknown(r, q, "representation_preferences", "id")
 	}
@@ -628,7 +631,7 @@ func genQuery(r *rand.Rand) *fuzz.Node {
 // genRange is {"resource", "range"?}: lines ended by LF, CRLF or a bare
 // CR (content), all CRLF at times, the last with or without its end; and
 // a range in the grammar around the line count, or out of it.
-func genRange(r *rand.Rand) *fuzz.Node {
+func genRange(r *rand.Rand) *jsongen.Node {
 	n := r.IntN(6)
 	crlf := r.IntN(4) == 0
 	var b strings.Builder
@@ -643,7 +646,7 @@ func genRange(r *rand.Rand) *fuzz.Node {
 		}
 		b.WriteString(end)
 	}
-	res := fuzz.Obj("resource", fuzz.Str(b.String()))
+	res := jsongen.Obj("resource", jsongen.Str(b.String()))
 	if r.IntN(6) == 0 {
 		return res
 	}
@@ -659,51 +662,51 @@ func genRange(r *rand.Rand) *fuzz.Node {
 	default:
 		rg = "L" + num() + "-" + num()
 	}
-	res.Set("range", fuzz.Str(rg))
+	res.Set("range", jsongen.Str(rg))
 	return res
 }
 
 // genMerkle is {"leaves", "index"}: a leaf count around a power of two.
-func genMerkle(r *rand.Rand) *fuzz.Node {
+func genMerkle(r *rand.Rand) *jsongen.Node {
 	n := pick(r, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33})
-	leaves := fuzz.Arr()
+	leaves := jsongen.Arr()
 	for range n {
 		leaves.Elems = append(leaves.Elems, digestNode(r))
 	}
-	m := fuzz.Obj("leaves", leaves)
+	m := jsongen.Obj("leaves", leaves)
 	if n > 0 {
-		m.Set("index", fuzz.Num(strconv.Itoa(r.IntN(n))))
+		m.Set("index", jsongen.Num(strconv.Itoa(r.IntN(n))))
 	}
 	return m
 }
 
 // genResultRoot is {"provider_id", "frames"}: two to six frames, ids drawn
 // from genID's (so repeats happen), in the order generated.
-func genResultRoot(r *rand.Rand) *fuzz.Node {
-	frames := fuzz.Arr()
+func genResultRoot(r *rand.Rand) *jsongen.Node {
+	frames := jsongen.Arr()
 	for range 2 + r.IntN(5) {
 		frames.Elems = append(frames.Elems, genProvFrame(r, false))
 	}
-	return fuzz.Obj("provider_id", genID(r), "frames", frames)
+	return jsongen.Obj("provider_id", genID(r), "frames", frames)
 }
 
 // genRecord is a lifecycle record: its common members, a record_hash at
 // times (at the top, and nested), namespaced extension members, and small
 // trees of JSON.
-func genRecord(r *rand.Rand) *fuzz.Node {
-	small := fuzz.JSON{Number: fuzzJSON.Number, String: fuzzJSON.String, Key: genKey, MaxDepth: 3}
+func genRecord(r *rand.Rand) *jsongen.Node {
+	small := jsongen.JSON{Number: fuzzJSON.Number, String: fuzzJSON.String, Key: genKey, MaxDepth: 3}
 	rec := obj(r, 0.7,
-		"schema_version", fuzz.Str("contextgraph/lifecycle/1.0-draft"), "record_kind", fuzz.Str(pick(r, []string{"observation", "memory", "directive"})),
-		"record_id", genID(r), "confidence", fuzz.Num(score(r)), "record_hash", digestNode(r),
-		"acme:relay", fuzz.Obj("hops", fuzz.Num("2"), "latency_ms", fuzz.Num("12.5"), "note", &fuzz.Node{Kind: canon.Null, Raw: "null"}),
-		"provenance", fuzz.Obj("record_hash", digestNode(r), "derivation_kind", fuzz.Str("summary")),
+		"schema_version", jsongen.Str("contextgraph/lifecycle/1.0-draft"), "record_kind", jsongen.Str(pick(r, []string{"observation", "memory", "directive"})),
+		"record_id", genID(r), "confidence", jsongen.Num(score(r)), "record_hash", digestNode(r),
+		"acme:relay", jsongen.Obj("hops", jsongen.Num("2"), "latency_ms", jsongen.Num("12.5"), "note", &jsongen.Node{Kind: canon.Null, Raw: "null"}),
+		"provenance", jsongen.Obj("record_hash", digestNode(r), "derivation_kind", jsongen.Str("summary")),
 		"body", small.Tree(r))
 	return rec
 }
 
 // first puts the member name first in o, and returns o.
-func first(name string, v, o *fuzz.Node) *fuzz.Node {
-	o.Keys = append([]string{fuzz.Lexeme(name)}, o.Keys...)
-	o.Vals = append([]*fuzz.Node{v}, o.Vals...)
+func first(name string, v, o *jsongen.Node) *jsongen.Node {
+	o.Keys = append([]string{jsongen.Lexeme(name)}, o.Keys...)
+	o.Vals = append([]*jsongen.Node{v}, o.Vals...)
 	return o
 }

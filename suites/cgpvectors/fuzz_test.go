@@ -122,7 +122,7 @@ func TestHonestReferenceFindsNothing(t *testing.T) {
 func TestFoundCorpusRules(t *testing.T) {
 	t.Parallel()
 	manifest := func(files map[string]string) string {
-		m := map[string]any{"fuzz": map[string]string{"format": fuzz.ProvenanceFormat}}
+		m := map[string]any{"fuzz": map[string]string{"format": corpus.FuzzProvenanceFormat}}
 		digests := map[string]string{}
 		for name, text := range files {
 			sum := sha256.Sum256([]byte(text))

@@ -476,7 +476,7 @@ func TestRefuseChecks(t *testing.T) {
 func TestFuzzVectors(t *testing.T) {
 	tests := []struct {
 		name   string
-		vector func(string, []byte) (check.FuzzVector, bool)
+		vector func(string, []byte) (any, bool)
 		input  string
 		file   string
 		text   string // the refuse case's value_text
@@ -494,11 +494,15 @@ func TestFuzzVectors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, ok := tt.vector("v", []byte(tt.input))
+			entry, ok := tt.vector("v", []byte(tt.input))
 			if !ok {
 				t.Fatal("no vector")
 			}
-			e := v.Entry.(fuzzEntry)
+			checks, err := fuzzSpec.Checks(entry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := entry.(fuzzEntry)
 			if e.File != tt.file {
 				t.Fatalf("file %s, want %s", e.File, tt.file)
 			}
@@ -506,14 +510,14 @@ func TestFuzzVectors(t *testing.T) {
 				t.Errorf("value_text %s, want %s", c.ValueText, tt.text)
 			}
 			var ids []string
-			for _, c := range v.Checks {
+			for _, c := range checks {
 				ids = append(ids, c.ID)
 			}
 			if !slices.Equal(ids, tt.ids) {
 				t.Errorf("checks %v, want %v", ids, tt.ids)
 			}
 			// The reference passes its own vector.
-			s := &check.Suite{Name: Name, Checks: v.Checks}
+			s := &check.Suite{Name: Name, Checks: checks}
 			for _, r := range checktest.Execute(t, s, reference(t, "")).Results {
 				if r.Status != check.Pass {
 					t.Errorf("%s: %s %s", r.ID, r.Status, r.Reason)

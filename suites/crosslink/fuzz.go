@@ -12,7 +12,8 @@ import (
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
-	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/jsongen"
 	xl "github.com/refereehq/referee/protocols/crosslink"
 )
 
@@ -53,13 +54,15 @@ var fuzzSpec = check.FuzzSpec{
 			Vector:   limitVector,
 		},
 	},
-	Write: func(dir string, vectors []check.FuzzVector) ([]string, error) {
-		files, err := fuzzFiles(vectors)
+	Files: fuzzFiles,
+	Read: func(c *corpus.Corpus) ([]check.Check, error) {
+		cp, err := ReadCorpus(c)
 		if err != nil {
 			return nil, err
 		}
-		return fuzz.WriteFiles(dir, files)
+		return cp.checks(), nil
 	},
+	Proof: check.FuzzProof{Inputs: 2000},
 }
 
 // fuzzEntry is one case of one corpus file.
@@ -100,12 +103,12 @@ type fuzzLimitCase struct {
 // fuzzFiles lays vectors out as a corpus: messages-v1.json and
 // invalid-v1.json always (upstream's reader requires both), decode-v1.json,
 // limits-v1.json and refuse-v1.json when they have cases.
-func fuzzFiles(vectors []check.FuzzVector) (map[string][]byte, error) {
+func fuzzFiles(vectors []any) (map[string][]byte, error) {
 	cases := map[string][]any{MessagesFile: {}, InvalidFile: {}}
 	for _, v := range vectors {
-		e, ok := v.Entry.(fuzzEntry)
+		e, ok := v.(fuzzEntry)
 		if !ok {
-			return nil, fmt.Errorf("%s: a fuzz vector of type %T (a bug in referee)", Name, v.Entry)
+			return nil, fmt.Errorf("%s: a fuzz vector of type %T (a bug in referee)", Name, v)
 		}
 		cases[e.File] = append(cases[e.File], e.Case)
 	}
@@ -115,31 +118,13 @@ func fuzzFiles(vectors []check.FuzzVector) (map[string][]byte, error) {
 		if name == MessagesFile {
 			doc["generated_by"] = "referee fuzz"
 		}
-		b, err := fuzz.MarshalJSON(doc)
+		b, err := corpus.MarshalJSON(doc)
 		if err != nil {
 			return nil, err
 		}
 		files[name] = b
 	}
 	return files, nil
-}
-
-// fuzzChecks loads one entry through the suite's own reader and returns
-// the vector with the checks it makes.
-func fuzzChecks(e fuzzEntry) (check.FuzzVector, bool) {
-	files, err := fuzzFiles([]check.FuzzVector{{Entry: e}})
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	c, err := fuzz.CorpusOf(files)
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	cp, err := ReadCorpus(c)
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	return check.FuzzVector{Entry: e, Checks: cp.checks()}, true
 }
 
 // fuzzReference is the built-in implementation the vectors' outcomes come from.
@@ -170,30 +155,30 @@ func refusedByReference(err *xl.Error) bool { return err != nil && err.Code == "
 
 // refuseVector is a refuse-v1.json case: a value whose canonical JSON the
 // reference refuses, as text.
-func refuseVector(name, text, doc string) (check.FuzzVector, bool) {
-	return fuzzChecks(fuzzEntry{File: RefuseFile, Case: fuzzRefuseCase{Name: name, Doc: doc, ValueText: text}})
+func refuseVector(name, text, doc string) (any, bool) {
+	return fuzzEntry{File: RefuseFile, Case: fuzzRefuseCase{Name: name, Doc: doc, ValueText: text}}, true
 }
 
 // messageVector is a messages-v1.json case: the reference's canonical text
 // and frame of a message whose canonical text it decodes again; or a
 // refuse-v1.json case when the reference refuses its canonical text.
-func messageVector(name string, input []byte) (check.FuzzVector, bool) {
+func messageVector(name string, input []byte) (any, bool) {
 	obj := json.RawMessage(input)
 	canonical, err := call(OpCanonical, map[string]json.RawMessage{"value": obj})
 	if refusedByReference(err) {
 		return refuseVector(name, string(input), "a value found by referee fuzz")
 	}
 	if err != nil || canonical.Kind != canon.String {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	frame, err := call(OpFrame, map[string]json.RawMessage{"value": obj})
 	if err != nil || frame.Kind != canon.String {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	if _, err := xl.DecodeMessage([]byte(canonical.Str)); err != nil {
-		return check.FuzzVector{}, false // not a valid message: the round trip would fail
+		return nil, false // not a valid message: the round trip would fail
 	}
-	return fuzzChecks(fuzzEntry{File: MessagesFile, Case: fuzzMessageCase{Name: name, Obj: obj, Canonical: canonical.Str, FrameHex: frame.Str}})
+	return fuzzEntry{File: MessagesFile, Case: fuzzMessageCase{Name: name, Obj: obj, Canonical: canonical.Str, FrameHex: frame.Str}}, true
 }
 
 // decodeVector is a decode-v1.json case with the canonical text of what the
@@ -202,7 +187,7 @@ func messageVector(name string, input []byte) (check.FuzzVector, bool) {
 // it decoded, a refuse-v1.json case holding that message's text (the
 // message cannot travel back from an adapter as JSON, which has no
 // Infinity, so decodeMessage's acceptance of it is not judged).
-func decodeVector(name string, payload []byte) (check.FuzzVector, bool) {
+func decodeVector(name string, payload []byte) (any, bool) {
 	c := fuzzPayloadCase{Name: name, Doc: "found by referee fuzz"}
 	if utf8.Valid(payload) {
 		s := string(payload)
@@ -214,28 +199,28 @@ func decodeVector(name string, payload []byte) (check.FuzzVector, bool) {
 	msg, xerr := call(OpDecode, map[string]string{"payload_hex": hex.EncodeToString(payload)})
 	if xerr != nil {
 		if !xl.IsCode(xerr.Code) {
-			return check.FuzzVector{}, false
+			return nil, false
 		}
 		c.Error = xerr.Code
-		return fuzzChecks(fuzzEntry{File: InvalidFile, Case: c})
+		return fuzzEntry{File: InvalidFile, Case: c}, true
 	}
 	canonical, xerr := call(OpCanonical, map[string]json.RawMessage{"value": json.RawMessage(msg.String())})
 	if refusedByReference(xerr) {
 		return refuseVector(name, msg.String(), "a message found by referee fuzz, as decodeMessage reads its payload")
 	}
 	if xerr != nil || canonical.Kind != canon.String {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	c.Canonical = &canonical.Str
-	return fuzzChecks(fuzzEntry{File: DecodeFile, Case: c})
+	return fuzzEntry{File: DecodeFile, Case: c}, true
 }
 
 // limitVector is a limits-v1.json case: the payload size in input, and the
 // error the reference gives a payload of that size, if any.
-func limitVector(name string, input []byte) (check.FuzzVector, bool) {
+func limitVector(name string, input []byte) (any, bool) {
 	n, err := strconv.Atoi(string(input))
 	if err != nil || n < len(padOverhead) || n > 8<<20 {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	c := fuzzLimitCase{Name: name, Doc: "found by referee fuzz", PayloadBytes: n}
 	// The reference's rule, without framing megabytes here: the engine
@@ -243,7 +228,7 @@ func limitVector(name string, input []byte) (check.FuzzVector, bool) {
 	if _, err := xl.EncodeFrame(canon.Value{Kind: canon.String, Str: strings.Repeat("x", n-2)}, 0); err != nil {
 		c.Error = xl.CodePayloadTooLarge
 	}
-	return fuzzChecks(fuzzEntry{File: LimitsFile, Case: c})
+	return fuzzEntry{File: LimitsFile, Case: c}, true
 }
 
 // fuzzSize is a payload size: on or next to 1 MiB (what the prose says)
@@ -258,12 +243,12 @@ func fuzzSize(r *rand.Rand) []byte {
 
 // fuzzValues generates the members messages carry besides their fields;
 // as a member's value, its deepest chains reach the depth limit exactly.
-var fuzzValues = fuzz.JSON{MaxDepth: xl.MaxDepth - 1}
+var fuzzValues = jsongen.JSON{MaxDepth: xl.MaxDepth - 1}
 
 // fuzzID returns an id: mostly valid ([A-Za-z0-9_-]{1,64}).
-func fuzzID(r *rand.Rand, broken bool) *fuzz.Node {
+func fuzzID(r *rand.Rand, broken bool) *jsongen.Node {
 	if broken && r.IntN(3) == 0 {
-		return fuzz.Str([]string{"", strings.Repeat("a", 65), "a b", "é", "a.b", "a/b"}[r.IntN(6)])
+		return jsongen.Str([]string{"", strings.Repeat("a", 65), "a b", "é", "a.b", "a/b"}[r.IntN(6)])
 	}
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 	n := 1 + r.IntN(64)
@@ -274,29 +259,29 @@ func fuzzID(r *rand.Rand, broken bool) *fuzz.Node {
 	for i := range b {
 		b[i] = alphabet[r.IntN(len(alphabet))]
 	}
-	return fuzz.Str(string(b))
+	return jsongen.Str(string(b))
 }
 
 // fuzzName returns a method or event name: mostly valid.
-func fuzzName(r *rand.Rand, broken bool) *fuzz.Node {
+func fuzzName(r *rand.Rand, broken bool) *jsongen.Node {
 	if broken && r.IntN(3) == 0 {
-		return fuzz.Str([]string{"", "-x", ".x", strings.Repeat("n", 129), "a b", "é"}[r.IntN(6)])
+		return jsongen.Str([]string{"", "-x", ".x", strings.Repeat("n", 129), "a b", "é"}[r.IntN(6)])
 	}
-	return fuzz.Str([]string{"echo", "a", "fs.read", "svc:op@v1/x", "x_y-z", "9" + strings.Repeat("n", 127)}[r.IntN(6)])
+	return jsongen.Str([]string{"echo", "a", "fs.read", "svc:op@v1/x", "x_y-z", "9" + strings.Repeat("n", 127)}[r.IntN(6)])
 }
 
 // fuzzMessage returns a message of a random kind with its fields and a few
 // generated members; broken makes some of it wrong (a field's format or
 // type, a missing field, a version, a kind).
-func fuzzMessage(r *rand.Rand, broken bool) *fuzz.Node {
+func fuzzMessage(r *rand.Rand, broken bool) *jsongen.Node {
 	kind := xl.Kinds[r.IntN(len(xl.Kinds))]
-	m := fuzz.Obj("v", fuzz.Str(xl.Version), "t", fuzz.Str(kind))
+	m := jsongen.Obj("v", jsongen.Str(xl.Version), "t", jsongen.Str(kind))
 	switch kind {
 	case "req":
 		m.Set("i", fuzzID(r, broken))
 		m.Set("m", fuzzName(r, broken))
 		if r.IntN(3) == 0 {
-			m.Set("idem", &fuzz.Node{Kind: canon.Bool, Raw: "true"})
+			m.Set("idem", &jsongen.Node{Kind: canon.Bool, Raw: "true"})
 		}
 		m.Set("p", fuzzValues.Tree(r))
 	case "res", "end", "cancel":
@@ -306,10 +291,10 @@ func fuzzMessage(r *rand.Rand, broken bool) *fuzz.Node {
 		}
 	case "err":
 		m.Set("i", fuzzID(r, broken))
-		m.Set("e", fuzz.Obj("code", fuzz.Str(xl.Codes[r.IntN(len(xl.Codes))]), "message", &fuzz.Node{Kind: canon.String, Raw: fuzz.String(r)}))
+		m.Set("e", jsongen.Obj("code", jsongen.Str(xl.Codes[r.IntN(len(xl.Codes))]), "message", &jsongen.Node{Kind: canon.String, Raw: jsongen.String(r)}))
 	case "chunk":
 		m.Set("i", fuzzID(r, broken))
-		m.Set("n", fuzz.Num([]string{"0", "1", "7", "1.0", "1e3", "9007199254740993"}[r.IntN(6)]))
+		m.Set("n", jsongen.Num([]string{"0", "1", "7", "1.0", "1e3", "9007199254740993"}[r.IntN(6)]))
 		m.Set("d", fuzzValues.Tree(r))
 	case "evt", "sub":
 		m.Set("s", fuzzID(r, broken))
@@ -320,20 +305,20 @@ func fuzzMessage(r *rand.Rand, broken bool) *fuzz.Node {
 	case "unsub":
 		m.Set("s", fuzzID(r, broken))
 	case "ping", "pong":
-		m.Set("ts", fuzz.Num(fuzz.Number(r)))
+		m.Set("ts", jsongen.Num(jsongen.Number(r)))
 	case "hello":
-		m.Set("versions", fuzz.Arr(fuzz.Str("1.0")))
+		m.Set("versions", jsongen.Arr(jsongen.Str("1.0")))
 		dev := make([]byte, 16)
 		for i := range dev {
 			dev[i] = byte(r.IntN(256))
 		}
-		m.Set("deviceId", fuzz.Str("cd1_"+hex.EncodeToString(dev)))
+		m.Set("deviceId", jsongen.Str("cd1_"+hex.EncodeToString(dev)))
 		m.Set("appId", fuzzAppID(r))
 	case "hello_ok":
-		m.Set("version", fuzz.Str([]string{"1.0", "2.1", "10.20"}[r.IntN(3)]))
+		m.Set("version", jsongen.Str([]string{"1.0", "2.1", "10.20"}[r.IntN(3)]))
 	}
 	for range r.IntN(3) {
-		k := fuzz.Key(r)
+		k := jsongen.Key(r)
 		if !strings.ContainsAny(k, `\`) && len(k) > 2 {
 			if name, err := strconv.Unquote(k); err == nil && (name == "v" || name == "t") {
 				continue
@@ -350,46 +335,46 @@ func fuzzMessage(r *rand.Rand, broken bool) *fuzz.Node {
 // fuzzAppID returns an appId: a generated string, or a run of one
 // character whose length is on either side of 256 when counted in UTF-16
 // code units, in code points or in UTF-8 bytes.
-func fuzzAppID(r *rand.Rand) *fuzz.Node {
+func fuzzAppID(r *rand.Rand) *jsongen.Node {
 	if r.IntN(2) == 0 {
-		return &fuzz.Node{Kind: canon.String, Raw: fuzz.String(r)}
+		return &jsongen.Node{Kind: canon.String, Raw: jsongen.String(r)}
 	}
 	c := []string{"a", "é", "€", "😀"}[r.IntN(4)]
 	n := []int{64, 85, 86, 127, 128, 129, 200, 255, 256, 257}[r.IntN(10)]
-	return fuzz.Str(strings.Repeat(c, n))
+	return jsongen.Str(strings.Repeat(c, n))
 }
 
 // breakMessage makes one thing about m wrong, or leaves it valid.
-func breakMessage(r *rand.Rand, m *fuzz.Node) {
+func breakMessage(r *rand.Rand, m *jsongen.Node) {
 	switch r.IntN(11) {
 	case 0:
-		m.Set("v", fuzz.Str([]string{"2.0", "1.1", "99", "", "1", "1.0.0"}[r.IntN(6)]))
+		m.Set("v", jsongen.Str([]string{"2.0", "1.1", "99", "", "1", "1.0.0"}[r.IntN(6)]))
 	case 1:
-		m.Set("v", []*fuzz.Node{fuzz.Num("1"), fuzz.Num("1.0"), {Kind: canon.Null, Raw: "null"}, fuzz.Arr()}[r.IntN(4)])
+		m.Set("v", []*jsongen.Node{jsongen.Num("1"), jsongen.Num("1.0"), {Kind: canon.Null, Raw: "null"}, jsongen.Arr()}[r.IntN(4)])
 	case 2:
-		m.Set("t", fuzz.Str([]string{"root", "REQ", "", "request", "hello_ok2"}[r.IntN(5)]))
+		m.Set("t", jsongen.Str([]string{"root", "REQ", "", "request", "hello_ok2"}[r.IntN(5)]))
 	case 3:
 		m.Delete([]string{"v", "t", "i", "m", "e", "s", "n", "d", "ts", "versions", "deviceId", "appId", "version"}[r.IntN(13)])
 	case 4:
 		// A field of the wrong type.
 		if len(m.Keys) > 2 {
 			k := 2 + r.IntN(len(m.Keys)-2)
-			m.Vals[k] = []*fuzz.Node{fuzz.Num("1"), {Kind: canon.Bool, Raw: "false"}, fuzz.Arr(), fuzz.Obj(), {Kind: canon.Null, Raw: "null"}}[r.IntN(5)]
+			m.Vals[k] = []*jsongen.Node{jsongen.Num("1"), {Kind: canon.Bool, Raw: "false"}, jsongen.Arr(), jsongen.Obj(), {Kind: canon.Null, Raw: "null"}}[r.IntN(5)]
 		}
 	case 5:
 		// Nested to either side of the depth limit.
 		d := xl.MaxDepth - 3 + r.IntN(6)
-		leaf := fuzz.Num("1")
+		leaf := jsongen.Num("1")
 		for range d {
 			if r.IntN(2) == 0 {
-				leaf = fuzz.Arr(leaf)
+				leaf = jsongen.Arr(leaf)
 			} else {
-				leaf = fuzz.Obj("k", leaf)
+				leaf = jsongen.Obj("k", leaf)
 			}
 		}
 		m.Set("x", leaf)
 	case 6:
-		m.Set("ts", fuzz.Num([]string{"1e400", "-1e400", "1.5", "-0"}[r.IntN(4)]))
+		m.Set("ts", jsongen.Num([]string{"1e400", "-1e400", "1.5", "-0"}[r.IntN(4)]))
 	case 7:
 		// A member's name in another case: V is not v.
 		if len(m.Keys) > 0 {
@@ -409,7 +394,7 @@ func breakMessage(r *rand.Rand, m *fuzz.Node) {
 				}
 			}
 		}
-		m.Set("versions", fuzz.Arr(fuzz.Str([]string{"1.0\n", "١.٠", "1.٠"}[r.IntN(3)])))
+		m.Set("versions", jsongen.Arr(jsongen.Str([]string{"1.0\n", "١.٠", "1.٠"}[r.IntN(3)])))
 	}
 }
 
@@ -423,12 +408,12 @@ func fuzzPayload(r *rand.Rand) []byte {
 		// A duplicate name, the last one winning.
 		if len(m.Keys) > 0 {
 			i := r.IntN(len(m.Keys))
-			m.Keys, m.Vals = append([]string{m.Keys[i]}, m.Keys...), append([]*fuzz.Node{fuzz.Str("bogus")}, m.Vals...)
+			m.Keys, m.Vals = append([]string{m.Keys[i]}, m.Keys...), append([]*jsongen.Node{jsongen.Str("bogus")}, m.Vals...)
 		}
 	case 1:
 		return append([]byte("\xef\xbb\xbf"), m.Encode()...)
 	case 2:
-		return fuzz.Spaced(r, m)
+		return jsongen.Spaced(r, m)
 	case 3:
 		// A name written with escapes ("\u0076" is v).
 		if len(m.Keys) > 0 {
@@ -447,7 +432,7 @@ func fuzzPayload(r *rand.Rand) []byte {
 		return []byte([]string{"[]", `"x"`, "1", "null", "true", `[{"v":"1.0","t":"bye"}]`, "{}", ""}[r.IntN(8)])
 	}
 	if r.IntN(4) == 0 {
-		return fuzz.JSON{Space: true}.Value(r)
+		return jsongen.JSON{Space: true}.Value(r)
 	}
 	return m.Encode()
 }

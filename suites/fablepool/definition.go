@@ -3,12 +3,12 @@ package fablepool
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/refereehq/referee/internal/atomicfile"
 	"os"
 	"path/filepath"
 
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/atomicfile"
 	"github.com/refereehq/referee/internal/regularfile"
 )
 

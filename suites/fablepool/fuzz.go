@@ -14,8 +14,9 @@ import (
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
-	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/internal/lazy"
+	"github.com/refereehq/referee/jsongen"
 	fp "github.com/refereehq/referee/protocols/fablepool"
 )
 
@@ -53,13 +54,15 @@ var fuzzSpec = check.FuzzSpec{
 			Vector:   opVector,
 		},
 	},
-	Write: func(dir string, vectors []check.FuzzVector) ([]string, error) {
-		files, err := fuzzFiles(vectors)
+	Files: fuzzFiles,
+	Read: func(c *corpus.Corpus) ([]check.Check, error) {
+		cp, err := readCorpus(c)
 		if err != nil {
 			return nil, err
 		}
-		return fuzz.WriteFiles(dir, files)
+		return cp.checks(nil, nil), nil
 	},
+	Proof: check.FuzzProof{Inputs: 2000},
 }
 
 // The fixed seed, ts and v of the fuzzed scenarios (op_scenarios.json has
@@ -74,13 +77,13 @@ var fuzzScenarios = Scenarios{Profile: fp.Profile, Seed: fuzzSeed, TS: fuzzTS, V
 
 // fuzzFiles lays vectors out as the three vector files, each present even
 // when empty (the suite's reader requires all three).
-func fuzzFiles(vectors []check.FuzzVector) (map[string][]byte, error) {
+func fuzzFiles(vectors []any) (map[string][]byte, error) {
 	canonDoc := map[string]any{"profile": fp.Profile, "vectors": []CanonVector{}}
 	signDoc := map[string]any{"profile": fp.Profile, "vectors": []SignVector{}}
 	ss := fuzzScenarios
 	ss.Vectors = []Scenario{}
 	for _, v := range vectors {
-		switch e := v.Entry.(type) {
+		switch e := v.(type) {
 		case CanonVector:
 			canonDoc["vectors"] = append(canonDoc["vectors"].([]CanonVector), e)
 		case SignVector:
@@ -88,36 +91,18 @@ func fuzzFiles(vectors []check.FuzzVector) (map[string][]byte, error) {
 		case Scenario:
 			ss.Vectors = append(ss.Vectors, e)
 		default:
-			return nil, fmt.Errorf("%s: a fuzz vector of type %T (a bug in referee)", Name, v.Entry)
+			return nil, fmt.Errorf("%s: a fuzz vector of type %T (a bug in referee)", Name, v)
 		}
 	}
 	files := map[string][]byte{}
 	for name, doc := range map[string]any{CanonicalizationFile: canonDoc, SigningFile: signDoc, ScenariosFile: ss} {
-		b, err := fuzz.MarshalJSON(doc)
+		b, err := corpus.MarshalJSON(doc)
 		if err != nil {
 			return nil, err
 		}
 		files[name] = b
 	}
 	return files, nil
-}
-
-// fuzzChecks loads one vector through the suite's own reader and returns
-// it with the checks it makes.
-func fuzzChecks(entry any) (check.FuzzVector, bool) {
-	files, err := fuzzFiles([]check.FuzzVector{{Entry: entry}})
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	c, err := fuzz.CorpusOf(files)
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	cp, err := readCorpus(c)
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	return check.FuzzVector{Entry: entry, Checks: cp.checks(nil, nil)}, true
 }
 
 // fuzzReference is the built-in implementation the vectors' outcomes come from.
@@ -144,18 +129,18 @@ func call(op string, args any) (canon.Value, string) {
 // at times a fraction or an exponent, which the profile refuses.
 func fuzzNumber(r *rand.Rand) string {
 	if r.IntN(5) == 0 {
-		return fuzz.Number(r)
+		return jsongen.Number(r)
 	}
-	return fuzz.Integer(r)
+	return jsongen.Integer(r)
 }
 
-var fuzzCanonJSON = fuzz.JSON{Number: fuzzNumber, Duplicates: true, Space: true, Scalars: true, MaxDepth: 100}
+var fuzzCanonJSON = jsongen.JSON{Number: fuzzNumber, Duplicates: true, Space: true, Scalars: true, MaxDepth: 100}
 
 // canonVector is a canonicalization vector of input_text with the
 // reference's canonical text or error code.
-func canonVector(name string, input []byte) (check.FuzzVector, bool) {
+func canonVector(name string, input []byte) (any, bool) {
 	if !utf8.Valid(input) {
-		return check.FuzzVector{}, false // input_text is a JSON string
+		return nil, false // input_text is a JSON string
 	}
 	text := string(input)
 	v := CanonVector{Name: name, Note: "found by referee fuzz", InputText: &text}
@@ -163,15 +148,15 @@ func canonVector(name string, input []byte) (check.FuzzVector, bool) {
 	switch {
 	case code == "":
 		if out.Kind != canon.String {
-			return check.FuzzVector{}, false
+			return nil, false
 		}
 		v.Canonical = &out.Str
 	case code == fp.CodeJSONInvalid || code == fp.CodeCanonicalUnsupported:
 		v.Error = code
 	default:
-		return check.FuzzVector{}, false
+		return nil, false
 	}
-	return fuzzChecks(v)
+	return v, true
 }
 
 // fuzzSigningInput is the signing target's input.
@@ -256,35 +241,35 @@ func tamper(sig []byte, how string) ([]byte, bool) {
 // signingVector is a signing vector: the reference's public key and
 // signature of the seed and message, and the tampered message and
 // signature the input asks for.
-func signingVector(name string, input []byte) (check.FuzzVector, bool) {
+func signingVector(name string, input []byte) (any, bool) {
 	var in fuzzSigningInput
 	if err := json.Unmarshal(input, &in); err != nil {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	if _, err := hex.DecodeString(in.TamperedMessageHex); err != nil || in.TamperedMessageHex == in.MessageHex {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	pub, code := call(OpPublicKey, map[string]string{"seed": in.Seed})
 	if code != "" || pub.Kind != canon.String {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	sig, code := call(OpSign, map[string]string{"seed": in.Seed, "message_hex": in.MessageHex})
 	if code != "" || sig.Kind != canon.String {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	raw, err := hex.DecodeString(sig.Str)
 	if err != nil || len(raw) != 64 {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	v := SignVector{Name: name, Seed: in.Seed, MessageHex: in.MessageHex, PublicKey: pub.Str, Signature: sig.Str, TamperedMessageHex: in.TamperedMessageHex}
 	if in.Tamper != "" {
 		t, ok := tamper(raw, in.Tamper)
 		if !ok {
-			return check.FuzzVector{}, false
+			return nil, false
 		}
 		v.TamperedSignature = hex.EncodeToString(t)
 	}
-	return fuzzChecks(v)
+	return v, true
 }
 
 // fuzzOpInput is the op target's input: a body's type, payload and prev,
@@ -297,12 +282,12 @@ type fuzzOpInput struct {
 	Spelling  string          `json:"spelling,omitempty"`
 }
 
-var fuzzPayloadJSON = fuzz.JSON{Number: safeInteger, String: fuzz.StringNoSurrogates, Key: fuzz.KeyNoSurrogates, MaxDepth: 8}
+var fuzzPayloadJSON = jsongen.JSON{Number: safeInteger, String: jsongen.StringNoSurrogates, Key: jsongen.KeyNoSurrogates, MaxDepth: 8}
 
 // safeInteger is an integer the profile can sign: within ±(2^53−1).
 func safeInteger(r *rand.Rand) string {
 	for {
-		lex := fuzz.Integer(r)
+		lex := jsongen.Integer(r)
 		if n, err := strconv.ParseInt(lex, 10, 64); err == nil && n <= 1<<53-1 && n >= -(1<<53-1) {
 			return lex
 		}
@@ -314,7 +299,7 @@ func safeInteger(r *rand.Rand) string {
 // refuse (or none).
 func fuzzOp(r *rand.Rand) []byte {
 	in := fuzzOpInput{Type: []string{"evidence", "claim", "a", "x.y-z_0", "note"}[r.IntN(5)]}
-	payload := fuzz.Obj()
+	payload := jsongen.Obj()
 	for range r.IntN(4) {
 		payload.Keys = append(payload.Keys, fuzzPayloadJSON.Key(r))
 		payload.Vals = append(payload.Vals, fuzzPayloadJSON.Tree(r))
@@ -382,7 +367,7 @@ func fuzzMutation(r *rand.Rand, op canon.Value, prev []string) []Mutation {
 	case 3:
 		return set("id", flip(id, 3))
 	case 4:
-		m := raw("payload."+[]string{"x", "source", "kind"}[r.IntN(3)], fuzz.Integer(r))
+		m := raw("payload."+[]string{"x", "source", "kind"}[r.IntN(3)], jsongen.Integer(r))
 		if r.IntN(2) == 0 {
 			return recompute(m)
 		}
@@ -450,10 +435,10 @@ func referenceOp(sc Scenario) (canon.Value, bool) {
 // rejected with the code the reference's verify_op gives the mutated op.
 // Mutations the reference accepts make no scenario: the profile has none
 // that must be accepted.
-func opVector(name string, input []byte) (check.FuzzVector, bool) {
+func opVector(name string, input []byte) (any, bool) {
 	var in fuzzOpInput
 	if err := json.Unmarshal(input, &in); err != nil || len(in.Payload) == 0 || len(in.Prev) == 0 {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	sc := Scenario{Name: name, Type: in.Type, Payload: in.Payload, Prev: in.Prev, Mutations: in.Mutations, Spelling: in.Spelling, Note: "found by referee fuzz"}
 	if sc.Mutations == nil {
@@ -461,27 +446,27 @@ func opVector(name string, input []byte) (check.FuzzVector, bool) {
 	}
 	op, ok := referenceOp(sc)
 	if !ok {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	mutated, err := Apply(op, sc.Mutations, func(body canon.Value) (string, error) {
 		b, err := fp.Canonical(body)
 		return fp.ID(b), err
 	})
 	if err != nil {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	value, text := opForms(mutated, sc.Spelling)
 	verdict, code := call(OpVerifyOp, map[string]any{"op": json.RawMessage(value), "op_text": text})
 	accepted := code == "" && verdict.Kind == canon.Bool && verdict.Bool
 	switch {
 	case accepted && len(sc.Mutations) > 0:
-		return check.FuzzVector{}, false
+		return nil, false
 	case accepted:
 		sc.Expect = "accept"
 	case len(sc.Mutations) == 0:
-		return check.FuzzVector{}, false // the reference refuses its own signed op: a bug the gate reports elsewhere
+		return nil, false // the reference refuses its own signed op: a bug the gate reports elsewhere
 	default:
 		sc.Expect, sc.ExpectedError = "reject", code
 	}
-	return fuzzChecks(sc)
+	return sc, true
 }

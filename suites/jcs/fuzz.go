@@ -10,7 +10,8 @@ import (
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
-	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/jsongen"
 )
 
 // fuzzSpec generates input for canonicalJson (or canonicalJsonBytes, when
@@ -28,16 +29,24 @@ var fuzzSpec = check.FuzzSpec{
 		Generate: func(r *rand.Rand) []byte { return fuzzJSON.Value(r) },
 		Vector:   fuzzVector,
 	}},
-	Write: func(dir string, vectors []check.FuzzVector) ([]string, error) {
-		doc, err := fuzzDoc(vectors)
+	Files: func(entries []any) (map[string][]byte, error) {
+		doc, err := fuzzDoc(entries)
 		if err != nil {
 			return nil, err
 		}
-		return fuzz.WriteFiles(dir, map[string][]byte{VectorsFile: doc})
+		return map[string][]byte{VectorsFile: doc}, nil
 	},
+	Read: func(c *corpus.Corpus) ([]check.Check, error) {
+		suite, err := suiteOf(c)
+		if err != nil {
+			return nil, err
+		}
+		return suite.Checks, nil
+	},
+	Proof: check.FuzzProof{Inputs: 3000},
 }
 
-var fuzzJSON = fuzz.JSON{Duplicates: true, Space: true, Scalars: true}
+var fuzzJSON = jsongen.JSON{Duplicates: true, Space: true, Scalars: true}
 
 // fuzzReference is the built-in implementation the vectors' outcomes come from.
 var fuzzReference = &Handler{}
@@ -46,7 +55,7 @@ var fuzzReference = &Handler{}
 // reference's canonical text, or a rejection with the canonical text of a
 // relaxed parser's reading as its lenient output; and the checks the suite
 // makes of it.
-func fuzzVector(name string, input []byte) (check.FuzzVector, bool) {
+func fuzzVector(name string, input []byte) (any, bool) {
 	v := vector{Name: "fuzz/" + name, Doc: "found by referee fuzz"}
 	op, arg := Op, "value_text"
 	if utf8.Valid(input) {
@@ -59,7 +68,7 @@ func fuzzVector(name string, input []byte) (check.FuzzVector, bool) {
 	}
 	args, err := json.Marshal(map[string]string{arg: deref(v.Input, v.InputHex)})
 	if err != nil {
-		return check.FuzzVector{}, false
+		return nil, false
 	}
 	if out, aerr := fuzzReference.Handle(context.Background(), op, args); aerr != nil {
 		v.Reject = true
@@ -73,16 +82,20 @@ func fuzzVector(name string, input []byte) (check.FuzzVector, bool) {
 	} else {
 		ok, err := canon.Parse(out, canon.ReadOptions{})
 		if err != nil || ok.Kind != canon.String {
-			return check.FuzzVector{}, false
+			return nil, false
 		}
 		v.Output = &ok.Str
 	}
-	fv, ok := fuzzLoad(v)
-	if !ok && v.Lenient != nil {
-		v.Lenient = nil // a reading the suite's rules do not take
-		fv, ok = fuzzLoad(v)
+	if v.Lenient != nil {
+		var l [][]byte
+		for _, x := range v.Lenient {
+			l = append(l, []byte(x))
+		}
+		if _, err := analyze(groupOf(v.Name), input, nil, true, l); err != nil {
+			v.Lenient = nil // a reading the suite's rules do not take
+		}
 	}
-	return fv, ok
+	return v, true
 }
 
 func deref(a, b *string) string {
@@ -92,32 +105,15 @@ func deref(a, b *string) string {
 	return *b
 }
 
-// fuzzLoad makes the checks of v through the suite's own reader.
-func fuzzLoad(v vector) (check.FuzzVector, bool) {
-	doc, err := fuzzDoc([]check.FuzzVector{{Entry: v}})
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	c, err := fuzz.CorpusOf(map[string][]byte{VectorsFile: doc})
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	suite, err := suiteOf(c)
-	if err != nil {
-		return check.FuzzVector{}, false
-	}
-	return check.FuzzVector{Entry: v, Checks: suite.Checks}, true
-}
-
 // fuzzDoc renders vectors as a vectors.json.
-func fuzzDoc(vectors []check.FuzzVector) ([]byte, error) {
+func fuzzDoc(entries []any) ([]byte, error) {
 	doc := vectorsDoc{Format: "referee-jcs/1"}
-	for _, fv := range vectors {
-		v, ok := fv.Entry.(vector)
+	for _, e := range entries {
+		v, ok := e.(vector)
 		if !ok {
-			return nil, fmt.Errorf("%s: a fuzz vector of type %T (a bug in referee)", Name, fv.Entry)
+			return nil, fmt.Errorf("%s: a fuzz vector of type %T (a bug in referee)", Name, e)
 		}
 		doc.Vectors = append(doc.Vectors, v)
 	}
-	return fuzz.MarshalJSON(doc)
+	return corpus.MarshalJSON(doc)
 }

@@ -355,20 +355,30 @@ func TestNonFiniteDroppedByDuplicate(t *testing.T) {
 		{`[NaN]`, check.Must},
 	} {
 		t.Run(tc.input, func(t *testing.T) {
-			fv, ok := fuzzVector("fuzz-test", []byte(tc.input))
-			if !ok || len(fv.Checks) != 1 {
-				t.Fatalf("no vector (%v, %d checks)", ok, len(fv.Checks))
+			entry, ok := fuzzVector("fuzz-test", []byte(tc.input))
+			if !ok {
+				t.Fatal("no vector")
 			}
-			if got := fv.Checks[0].LevelOf(); got != tc.want {
+			checks, err := fuzzSpec.Checks(entry)
+			if err != nil || len(checks) != 1 {
+				t.Fatalf("no checks (%v, %d checks)", err, len(checks))
+			}
+			if got := checks[0].LevelOf(); got != tc.want {
 				t.Errorf("the fuzzer judges it %s, want %s", got, tc.want)
 			}
-			dir := t.TempDir()
-			if _, err := fuzzSpec.Write(dir, []check.FuzzVector{fv}); err != nil {
+			files, err := fuzzSpec.Files([]any{entry})
+			if err != nil {
 				t.Fatal(err)
 			}
+			dir := t.TempDir()
+			for name, b := range files {
+				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			s := loadSuite(t, dir)
-			if len(s.Checks) != 1 || s.Checks[0].LevelOf() != fv.Checks[0].LevelOf() {
-				t.Fatalf("the corpus written judges it %v, the fuzzer %s", s.Checks, fv.Checks[0].LevelOf())
+			if len(s.Checks) != 1 || s.Checks[0].LevelOf() != checks[0].LevelOf() {
+				t.Fatalf("the corpus written judges it %v, the fuzzer %s", s.Checks, checks[0].LevelOf())
 			}
 			if tc.want != check.Should {
 				return

@@ -1,0 +1,153 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/jsongen"
+)
+
+// TestMutate: text stays UTF-8; structural edits break JSON; bytes may
+// stop being UTF-8.
+func TestMutate(t *testing.T) {
+	in := []byte(`{"a":[1,true,"x\u00e9"],"b":{"c":null}}`)
+	var broken, changedBytes, notUTF8 int
+	for i := range 2000 {
+		r := rand.New(rand.NewPCG(5, uint64(i)))
+		out := Mutate(r, in, true)
+		if !utf8.Valid(out) {
+			t.Fatalf("text mutation %d is not UTF-8: %q", i, out)
+		}
+		if s, ok := MutateJSON(r, in); ok {
+			if _, err := canon.Parse(s, canon.ReadOptions{Duplicates: canon.LastWins}); err != nil {
+				broken++
+			}
+		}
+		b := Mutate(r, in, false)
+		if !bytes.Equal(b, in) {
+			changedBytes++
+		}
+		if !utf8.Valid(b) {
+			notUTF8++
+		}
+	}
+	if broken < 1500 || changedBytes < 1800 || notUTF8 == 0 {
+		t.Errorf("structural edits broke %d of 2000, byte edits changed %d, made %d not UTF-8", broken, changedBytes, notUTF8)
+	}
+	if _, ok := MutateJSON(rand.New(rand.NewPCG(1, 1)), []byte("[1,")); ok {
+		t.Errorf("MutateJSON of text that is not JSON")
+	}
+}
+
+// TestMinimize shrinks inputs against predicates whose minimal inputs are
+// known.
+func TestMinimize(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		kind check.FuzzInput
+		keep func(string) bool
+		want string
+	}{
+		{
+			"a number deep in a tree",
+			`{"a":[1,2,{"b":[true,1e21,"x"]}],"c":"long string here","d":{"e":[[[[1e21]]]]}}`,
+			check.FuzzValue,
+			func(s string) bool { _, ok := jsongen.ParseTree([]byte(s)); return ok && strings.Contains(s, "1e21") },
+			`1e21`,
+		},
+		{
+			"a name that must stay",
+			`{"z":1,"__proto__":{"x":[1,2,3]},"y":[{"q":"r"}]}`,
+			check.FuzzValue,
+			func(s string) bool {
+				n, ok := jsongen.ParseTree([]byte(s))
+				return ok && n.Kind == canon.Object && strings.Contains(s, `"__proto__"`)
+			},
+			`{"__proto__":0}`,
+		},
+		{
+			"a character in text that is not JSON",
+			`[1, 2, "abc\u2028def", 4, 5 ,`,
+			check.FuzzText,
+			func(s string) bool { return strings.Contains(s, "\\u2028") },
+			`\u2028`,
+		},
+		{
+			"a byte order mark before JSON",
+			"\ufeff[1,2,3]",
+			check.FuzzBytes,
+			func(s string) bool { return strings.HasPrefix(s, "\ufeff") && strings.Contains(s, "3") },
+			"\ufeff3",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tries := 0
+			try := func(cands [][]byte) []bool {
+				ok := make([]bool, len(cands))
+				for i, c := range cands {
+					tries++
+					ok[i] = keep(tc.keep, c)
+				}
+				return ok
+			}
+			got := minimize(context.Background(), []byte(tc.in), tc.kind, 2000, try)
+			if string(got) != tc.want {
+				t.Errorf("minimize = %q after %d tries, want %q", got, tries, tc.want)
+			}
+		})
+	}
+}
+
+func keep(f func(string) bool, b []byte) bool { return f(string(b)) }
+
+// TestMinimizeBudget: minimize stops at its budget and keeps the last
+// accepted input.
+func TestMinimizeBudget(t *testing.T) {
+	in := []byte(`[` + strings.Repeat(`"aaaa",`, 200) + `1]`)
+	tries := 0
+	got := minimize(context.Background(), in, check.FuzzValue, 40, func(c [][]byte) []bool {
+		tries += len(c)
+		return make([]bool, len(c))
+	})
+	if !bytes.Equal(got, in) || tries > 40+shrinkBatch {
+		t.Errorf("%d tries with a budget of 40; got %d bytes", tries, len(got))
+	}
+}
+
+func TestSignatures(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"canonical text differs at byte 12", "canonical text differs at byte N"},
+		{"rejected a valid input: parse_error: at 7", "rejected a valid input"},
+		{"decodeMessage rejected with invalid_message, want parse_error", "decodeMessage rejected with invalid_message, want parse_error"},
+	} {
+		if got := reasonClass(tc.in); got != tc.want {
+			t.Errorf("reasonClass(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	text := []byte(`{"a":[1.5,"x",true],"b":null}`)
+	for _, tc := range []struct {
+		off  int
+		want string
+	}{{0, "structure"}, {1, "name"}, {6, "number"}, {11, "string"}, {15, "literal"}, {26, "literal"}, {30, "end"}} {
+		if got := tokenAt(text, tc.off); got != tc.want {
+			t.Errorf("tokenAt(%d) = %s, want %s", tc.off, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`[1,-2.5,3e4,12345678901234567890]`, `[n:i,n:-f,n:e,n:i#]`},
+		{`{"a":"<\u00e9é😀\ud800\ud83d\ude00\n\"\/"}`, `{s:a:s:LSclpqsxz}`},
+		{`[1,`, `text:"[1,"`},
+		{strings.Repeat("x", 30), "text:30B"},
+	} {
+		if got := Skeleton([]byte(tc.in)); got != tc.want {
+			t.Errorf("Skeleton(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
