@@ -83,16 +83,20 @@ func (d *Definition) OpsJSON() ([]byte, error) {
 	for _, o := range ops {
 		doc.Ops[o.Name] = OpJSON{Doc: o.Doc, Args: o.Args, OK: o.OK, Err: o.Err}
 	}
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // the schemas' prose holds <frame> and &
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
 		return nil, fmt.Errorf("%s: ops: %w", d.Name, err)
 	}
-	return append(out, '\n'), nil
+	return out.Bytes(), nil
 }
 
 // ArgsLine says in one line, for a person, what args o takes: each member
 // of its args schema with its type, "?" after those not required
-// ("value_text: string").
+// ("value_text: string"), and "a: T | b: U" for members of which exactly
+// one is given.
 func (o Op) ArgsLine() string {
 	var s map[string]json.RawMessage
 	if json.Unmarshal(o.Args, &s) != nil {
@@ -117,8 +121,34 @@ func (o Op) ArgsLine() string {
 		}
 		return strings.Compare(a, b)
 	})
+	// Members of which exactly one is required (oneOf, each alternative
+	// requiring one) are written together: "input: any | input_text: string".
+	var alts []struct {
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(s["oneOf"], &alts)
+	var either []string
+	for _, a := range alts {
+		if len(a.Required) != 1 {
+			either = nil
+			break
+		}
+		either = append(either, a.Required[0])
+	}
 	parts := make([]string, 0, len(names))
+	eitherDone := false
 	for _, n := range names {
+		if slices.Contains(either, n) {
+			if !eitherDone {
+				words := make([]string, len(either))
+				for i, e := range either {
+					words[i] = e + ": " + typeOf(props[e])
+				}
+				parts = append(parts, strings.Join(words, " | "))
+				eitherDone = true
+			}
+			continue
+		}
 		mark := "?"
 		if slices.Contains(required, n) {
 			mark = ""

@@ -263,6 +263,44 @@ func TestOpsDocuments(t *testing.T) {
 		if code := Main([]string{"list", def.Name, "--ops", "--format", "json"}, strings.NewReader(""), &out, &stderr); code != 0 {
 			t.Fatalf("referee list %s --ops --format json: exit %d\n%s", def.Name, code, stderr.String())
 		}
-		golden.Check(t, filepath.Join("..", "..", "docs", "suites", def.Name+".ops.json"), out.Bytes())
+		path := filepath.Join("..", "..", "docs", "suites", def.Name+".ops.json")
+		golden.Check(t, path, out.Bytes())
+		// Each schema compiles in place, by a pointer into the document,
+		// as well as on its own (TestOpsHoldEveryRequestAndReply).
+		var doc check.OpsDocument
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		c := jsonschema.NewCompiler()
+		for name := range doc.Ops {
+			for _, part := range []string{"args", "ok", "err"} {
+				if _, err := c.Compile(path + "#/ops/" + name + "/" + part); err != nil {
+					t.Errorf("%s#/ops/%s/%s: %v", path, name, part, err)
+				}
+			}
+		}
+	}
+}
+
+// The text form gives each op and its arguments in one line, its doc
+// below; a live suite and --format without --ops are usage errors.
+func TestListOpsText(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"list", "jcs", "--ops"}, 0, "canonicalJson(value_text: string)\n    Canonicalise JSON text by RFC 8785; reject what is not I-JSON.\ncanonicalJsonBytes(value_hex: string)\n"},
+		{[]string{"list", "fablepool", "--ops"}, 0, "canonicalize(input: any | input_text: string)\n"},
+		{[]string{"list", "cgp", "--ops"}, 2, "talks to no referee-adapter/1 adapter"},
+		{[]string{"list", "jcs", "--format", "json"}, 2, "--format json needs --ops"},
+		{[]string{"list", "jcs", "--ops", "--format", "yaml"}, 2, `--format "yaml": want text or json`},
+		{[]string{"list", "--ops"}, 2, "need a suite"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(tc.args, strings.NewReader(""), &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stdout.String()+stderr.String(), tc.want) {
+			t.Errorf("referee %s: exit %d, want %d and %q in:\n%s%s", strings.Join(tc.args, " "), code, tc.code, tc.want, stdout.String(), stderr.String())
+		}
 	}
 }
