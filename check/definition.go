@@ -60,6 +60,9 @@ type Definition struct {
 	// ("a Context Graph fixture profile for contextgraph/1.0"), "" when the
 	// manifest is not one of this suite's, and problems break its rules.
 	Manifest func(meta []canon.Member) (about string, problems []string)
+	// Ops, if set, returns the ops the suite sends to an adapter, each with
+	// JSON Schemas for its args and replies (OpsFrom reads them from JSON).
+	Ops func() ([]Op, error)
 	// Fuzz, if set, makes the suite fuzzable (`referee fuzz`, package fuzz).
 	Fuzz *FuzzSpec
 }

@@ -30,7 +30,8 @@ func loadSuite(def *check.Definition, dir string, maxFileSize int64) (*check.Sui
 
 func newListCmd(e *env) *cobra.Command {
 	var corpusDir string
-	var modes bool
+	var modes, ops bool
+	var format string
 	var runPatterns, skipPatterns []string
 	var maxFileSize *byteSize
 	cmd := &cobra.Command{
@@ -40,13 +41,15 @@ func newListCmd(e *env) *cobra.Command {
   referee list jcs
   referee list jcs --run 'jcs/numbers/**'
   referee list jcs --modes
+  referee list jcs --ops
+  referee list crosslink --ops --format json
   referee list jcs --corpus ../shared/corpora/jcs`,
 		Args:      cobra.MaximumNArgs(1),
 		ValidArgs: suites.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				if corpusDir != "" || modes || len(runPatterns) > 0 || len(skipPatterns) > 0 {
-					return usageError("--corpus, --run, --skip and --modes need a suite")
+				if corpusDir != "" || modes || ops || len(runPatterns) > 0 || len(skipPatterns) > 0 {
+					return usageError("--corpus, --run, --skip, --modes and --ops need a suite")
 				}
 				for _, s := range suites.All() {
 					fmt.Fprintf(e.stdout, "%-12s %s\n", s.Name, s.Summary)
@@ -56,6 +59,12 @@ func newListCmd(e *env) *cobra.Command {
 			def := suites.Find(args[0])
 			if def == nil {
 				return unknownSuite(args[0])
+			}
+			if format != "text" && !ops {
+				return usageError("--format %s needs --ops", format)
+			}
+			if ops {
+				return listOps(e, def, format)
 			}
 			if modes {
 				for _, m := range def.ModeList() {
@@ -80,6 +89,8 @@ func newListCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&corpusDir, "corpus", "", "list the checks of the corpus in `DIR`")
 	cmd.Flags().BoolVar(&modes, "modes", false, "list the built-in adapter's broken modes instead")
+	cmd.Flags().BoolVar(&ops, "ops", false, "list the adapter ops the suite sends, with their arguments, instead")
+	cmd.Flags().StringVar(&format, "format", "text", "with --ops: text, or json for each op's JSON Schemas (args, ok, err)")
 	repeatedVar(cmd.Flags(), &runPatterns, "run", "list only checks whose ID matches `PATTERN`, as run selects them (repeatable)")
 	repeatedVar(cmd.Flags(), &skipPatterns, "skip", "leave out checks whose ID matches `PATTERN` (repeatable)")
 	maxFileSize = addMaxFileSize(cmd.Flags())

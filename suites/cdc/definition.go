@@ -77,6 +77,7 @@ surrogate or a number's lexeme.`,
 	Corpus:   corpusDoc,
 	Embedded: "the published release npm @cognitive-delivery/contract 1.0.2, byte for byte, with its licence and provenance (suites/cdc/corpus)",
 	Load:     load,
+	Ops:      ops,
 	Fuzz:     &fuzzSpec,
 	Commands: exportCommands,
 }

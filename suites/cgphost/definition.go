@@ -67,6 +67,7 @@ for a host that speaks only one (the C8 check needs HTTP).`,
 		return check.ModesOf(composer.Modes, func(m *composer.Mode) (string, string) { return m.Name, m.Doc })
 	},
 	Load:  load,
+	Ops:   ops,
 	Serve: serve,
 	ServeFlags: []check.Flag{
 		{Name: "provider", Usage: "instead of the host adapter, serve on stdio the provider a running cgp-host check serves at `URL` (the suite gives hosts this command)"},

@@ -67,6 +67,7 @@ with none of them is a usage error.`,
 	Corpus:   "a Context Graph fixture profile directory in the upstream layout: manifest.json and the seven files of contextgraph-conformance's fixtures/contextgraph-1.0/ (e.g. ../shared/corpora/cgp/contextgraph-1.0); or a corpus of found vectors that referee fuzz cgp-vectors --out wrote",
 	Embedded: "referee's own fixture profile 1.1.0 (upstream's cases and more), with the embedded copies of upstream's vector files",
 	Load:     load,
+	Ops:      ops,
 	Fuzz:     &fuzzSpec,
 	Manifest: manifest,
 }

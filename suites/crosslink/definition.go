@@ -31,5 +31,6 @@ referee's decode-v1.json, limits-v1.json and refuse-v1.json when present, e.g.
 	Corpus:   "a directory in the upstream layout: messages-v1.json and invalid-v1.json, and referee's decode-v1.json, limits-v1.json and refuse-v1.json when present (e.g. ../shared/corpora/crosslink)",
 	Embedded: "referee's corpus (suites/crosslink/corpus): upstream's cases and more, every message kind, decode and frame-size cases, values to refuse",
 	Load:     load,
+	Ops:      ops,
 	Fuzz:     &fuzzSpec,
 }

@@ -63,6 +63,7 @@ verification test; --results DIR writes the native report.json into DIR.`,
 	Corpus:   "a directory holding canonicalization.json, signing.json and op_scenarios.json (each also read under a draft- name), and recorded.json when present, e.g. ../shared/corpora/fablepool",
 	Embedded: "referee's FablePool vectors: every vector and scenario of the independent draft under the same name, referee's own, and their recorded.json",
 	Load:     load,
+	Ops:      ops,
 	Fuzz:     &fuzzSpec,
 }
 

@@ -40,5 +40,6 @@ outhex/), instead of the embedded vectors.`,
 	Corpus:   "a directory with a vectors.json (format referee-jcs/1), or in the RFC 8785 test-data layout: input/NAME.json with output/NAME.json or outhex/NAME.txt beside it (e.g. ../shared/corpora/jcs)",
 	Embedded: "referee's vectors (suites/jcs/corpus/vectors.json): numbers, RFC 8785 Appendix B, strings, keys, host-language member names, surrogates, structure, top-level scalars, nesting, scale, grammar rejections and input that is not UTF-8, with outputs made by Node.js",
 	Load:     load,
+	Ops:      ops,
 	Fuzz:     &fuzzSpec,
 }
