@@ -92,7 +92,7 @@ func UnmatchedEntries(entries []BaselineEntry, checks []Check) []BaselineEntry {
 // failing entries: those that select some results of the run, none of which
 // failed (a failed should check failed: a warning keeps its entry). A
 // passing check selected only by stale entries is Stale.
-func ApplyBaseline(run *Run, failing, flaky []BaselineEntry) (stale []BaselineEntry) {
+func ApplyBaseline(run *Execution, failing, flaky []BaselineEntry) (stale []BaselineEntry) {
 	fx, gx := indexEntries(flaky), indexEntries(failing)
 	for i, r := range run.All() {
 		isFlaky := false
@@ -205,14 +205,14 @@ func (r Result) UnexpectedUnder(strict bool) bool {
 // or ended in error (flaky ones apart, and failed should checks, which are
 // warnings), for an implementation to commit as its known failures. It is
 // FailingBaselineUnder without strict.
-func FailingBaseline(run *Run, header string) []byte {
+func FailingBaseline(run *Execution, header string) []byte {
 	return FailingBaselineUnder(run, header, false)
 }
 
 // FailingBaselineUnder is FailingBaseline for a run made with or without
 // --strict: under strict it lists the failed should checks too, since they
 // block that run.
-func FailingBaselineUnder(run *Run, header string, strict bool) []byte {
+func FailingBaselineUnder(run *Execution, header string, strict bool) []byte {
 	var b bytes.Buffer
 	for _, l := range strings.Split(strings.TrimRight(header, "\n"), "\n") {
 		fmt.Fprintf(&b, "# %s\n", l)

@@ -26,7 +26,7 @@ func TestBaseline(t *testing.T) {
 		t.Errorf("unmatched %+v", bad)
 	}
 	flaky, _ := ParseBaseline("flaky.txt", []byte("jcs/strings/**\njcs/keys/c\n"))
-	run := &Run{Results: []Result{
+	run := &Execution{Results: []Result{
 		{ID: "jcs/keys/a", Status: Fail},
 		{ID: "jcs/keys/b", Status: Pass},
 		{ID: "jcs/strings/c", Status: Error},
@@ -59,7 +59,7 @@ func TestBaseline(t *testing.T) {
 func TestBaselineStaleEntries(t *testing.T) {
 	failing, _ := ParseBaseline("k", []byte("cdc/rules/F\njcs/numbers/**\njcs/keys/x\n"))
 	flaky, _ := ParseBaseline("f", []byte("jcs/keys/x\n"))
-	run := &Run{Results: []Result{
+	run := &Execution{Results: []Result{
 		{ID: "cdc/rules/F", Status: Fail},
 		{ID: "cdc/rules/F/schema-valid", Status: Pass}, // not selected by cdc/rules/F: whole IDs only
 		{ID: "jcs/numbers/a", Status: Pass},
@@ -106,7 +106,7 @@ func mustPattern(t *testing.T, s string) Pattern {
 // at any level are failures.
 func TestBaselineLevels(t *testing.T) {
 	failing, _ := ParseBaseline("k", []byte("jcs/rejects/listed-warning\njcs/rejects/passing-should\n"))
-	run := &Run{Results: []Result{
+	run := &Execution{Results: []Result{
 		{ID: "jcs/keys/must-fail", Status: Fail, Level: Must},
 		{ID: "jcs/keys/unlevelled-fail", Status: Fail}, // "" is must
 		{ID: "jcs/rejects/warning", Status: Fail, Level: Should},
@@ -168,8 +168,8 @@ func TestBaselineLevels(t *testing.T) {
 }
 
 // compactRun is results as a compact run keeps them.
-func compactRun(results []Result) *Run {
-	run := &Run{compact: make([]verdict, len(results))}
+func compactRun(results []Result) *Execution {
+	run := &Execution{compact: make([]verdict, len(results))}
 	for _, r := range results {
 		run.checks = append(run.checks, Check{ID: r.ID, Level: r.Level})
 	}
@@ -193,7 +193,7 @@ func TestBaselineCompact(t *testing.T) {
 		{ID: "jcs/other/e", Status: Pass, Level: May, Outcome: ChoseReject, Duration: 3 * time.Millisecond},
 		{ID: "jcs/other/f", Status: Pass, Level: Should, Duration: 2 * time.Millisecond},
 	}
-	whole := &Run{Results: slices.Clone(results)}
+	whole := &Execution{Results: slices.Clone(results)}
 	compact := compactRun(results)
 	staleWhole, staleCompact := ApplyBaseline(whole, failing, flaky), ApplyBaseline(compact, failing, flaky)
 	if !reflect.DeepEqual(staleWhole, staleCompact) || len(staleWhole) != 1 {

@@ -38,7 +38,7 @@ type Check struct {
 	// Clause is the text the check rests on, with its source: "RFC 8785
 	// §3.2.3: ... sorted ... as arrays of UTF-16 code units".
 	Clause string
-	Run    func(ctx context.Context, s *Session) Outcome
+	Do     func(ctx context.Context, s *Session) Outcome
 }
 
 // Explanation returns what the check sends and expects: Explain, or what

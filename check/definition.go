@@ -208,7 +208,7 @@ type Loaded struct {
 	Reference func(mode string) (adapter.Handler, error)
 	// Native renders the suite's own report of a run against spec; nil if
 	// it has none.
-	Native func(run *Run, spec Spec) any
+	Native func(run *Execution, spec Spec) any
 	// Hello holds the extra hello args an adapter is sent; Env, the
 	// environment variables a child adapter is given.
 	Hello map[string]string
@@ -251,7 +251,7 @@ func sameEnvKey(a, b string) bool {
 
 // AfterRun is what a suite's After hook is given.
 type AfterRun struct {
-	Run            *Run
+	Execution      *Execution
 	Implementation string // "name version", as it said in its hello
 	Full           bool   // every check of the suite was selected
 }
@@ -287,13 +287,13 @@ type Command struct {
 	Help     string
 	Examples []string
 	Flags    []Flag
-	Sub      []Command // subcommands; a command with Sub has no Run
+	Sub      []Command // subcommands; a command with Sub has no Action
 	// Args says how many positional arguments it takes: [min, max], max -1
 	// for any.
 	Args [2]int
 	// Dash says the arguments must come after -- (a program to start).
-	Dash bool
-	Run  func(ctx context.Context, c *Invocation) error
+	Dash   bool
+	Action func(ctx context.Context, c *Invocation) error
 }
 
 // Invocation is one call of a suite command.

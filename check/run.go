@@ -41,8 +41,8 @@ type Options struct {
 	Keep func(i int, r *Result)
 }
 
-// Run is the outcome of executing a suite's selected checks.
-type Run struct {
+// Execution is the outcome of executing a suite's selected checks.
+type Execution struct {
 	Results  []Result // in check order
 	Complete bool     // every selected check ran to a verdict
 	Restarts int      // how many times the adapter was restarted after a fault
@@ -83,10 +83,10 @@ func verdictOf(c *Check, res Result) verdict {
 
 // Compact reports whether the run keeps its results compact
 // (Options.Compact): Results is nil, and Len, At and All read them.
-func (r *Run) Compact() bool { return r.compact != nil }
+func (r *Execution) Compact() bool { return r.compact != nil }
 
 // Len returns the number of results: one for each check the run was given.
-func (r *Run) Len() int {
+func (r *Execution) Len() int {
 	if r.compact != nil {
 		return len(r.compact)
 	}
@@ -94,7 +94,7 @@ func (r *Run) Len() int {
 }
 
 // At returns the result of the run's i-th check.
-func (r *Run) At(i int) Result {
+func (r *Execution) At(i int) Result {
 	if r.compact == nil {
 		return r.Results[i]
 	}
@@ -107,7 +107,7 @@ func (r *Run) At(i int) Result {
 }
 
 // All yields the run's results with their indexes, in check order.
-func (r *Run) All() iter.Seq2[int, Result] {
+func (r *Execution) All() iter.Seq2[int, Result] {
 	return func(yield func(int, Result) bool) {
 		for i := range r.Len() {
 			if !yield(i, r.At(i)) {
@@ -118,7 +118,7 @@ func (r *Run) All() iter.Seq2[int, Result] {
 }
 
 // Set replaces the result of the run's i-th check.
-func (r *Run) Set(i int, res Result) {
+func (r *Execution) Set(i int, res Result) {
 	if r.compact == nil {
 		r.Results[i] = res
 		return
@@ -129,7 +129,7 @@ func (r *Run) Set(i int, res Result) {
 // Expand fills Results with every result of a compact run, for code that
 // reads Results; the run is then like any other. It does nothing to a run
 // whose Results are filled.
-func (r *Run) Expand() {
+func (r *Execution) Expand() {
 	if r.compact == nil {
 		return
 	}
@@ -151,7 +151,7 @@ type Counts struct {
 }
 
 // Counts tallies the run's results by status.
-func (r *Run) Counts() Counts {
+func (r *Execution) Counts() Counts {
 	var c Counts
 	for _, res := range r.All() {
 		switch res.Status {
@@ -200,8 +200,8 @@ type Preparer interface {
 // ctx ends, the checks not yet run are errors and Complete is false.
 // Checks start in order; at most the target's declared concurrency (or
 // opt.Parallel, if lower) run at once.
-func Execute(ctx context.Context, target Target, checks []Check, opt Options) *Run {
-	run := &Run{Started: time.Now()}
+func Execute(ctx context.Context, target Target, checks []Check, opt Options) *Execution {
+	run := &Execution{Started: time.Now()}
 	if opt.Compact && len(checks) > 0 {
 		run.compact, run.checks = make([]verdict, len(checks)), checks
 	} else {
@@ -329,7 +329,7 @@ func runGuarded(ctx context.Context, c *Check, s *Session) (o Outcome) {
 			o = Outcome{Status: Error, Reason: fmt.Sprintf("referee's check panicked (a bug in referee): %v", p)}
 		}
 	}()
-	return c.Run(ctx, s)
+	return c.Do(ctx, s)
 }
 
 func notRun(res Result, why string) Result {
@@ -358,12 +358,12 @@ func (r Result) NotRun() bool {
 // Interrupted is the run of an implementation the run was interrupted
 // before it started: every check is an error, "not run: run interrupted",
 // and the run is incomplete.
-func Interrupted(checks []Check) *Run {
+func Interrupted(checks []Check) *Execution {
 	results := make([]Result, len(checks))
 	for i, c := range checks {
 		results[i] = notRun(Result{ID: c.ID, Level: c.LevelOf()}, interrupted)
 	}
-	return &Run{Results: results, Started: time.Now()}
+	return &Execution{Results: results, Started: time.Now()}
 }
 
 // interrupted is why a check of an interrupted run got no verdict.
@@ -376,12 +376,12 @@ const InterruptedReason = NotRunPrefix + interrupted
 // Unstarted is the run of an implementation that could not be started:
 // every check is an error with err as its cause and ev as its evidence, and
 // the run is incomplete.
-func Unstarted(checks []Check, err error, ev Evidence) *Run {
+func Unstarted(checks []Check, err error, ev Evidence) *Execution {
 	results := make([]Result, len(checks))
 	for i, c := range checks {
 		results[i] = notRun(Result{ID: c.ID, Level: c.LevelOf(), Evidence: ev}, notStarted+err.Error())
 	}
-	return &Run{Results: results, Started: time.Now()}
+	return &Execution{Results: results, Started: time.Now()}
 }
 
 // MaxEvidence is the most of one value (expected, actual, a request or a

@@ -25,7 +25,7 @@ func echoCheck(id, op, args, want string) check.Check {
 	return check.Check{
 		ID:    id,
 		Needs: []string{op},
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, op, []byte(args))
 			if err != nil {
 				return check.Broke(err)
@@ -38,12 +38,12 @@ func echoCheck(id, op, args, want string) check.Check {
 	}
 }
 
-func execute(t *testing.T, mode string, checks []check.Check) *check.Run {
+func execute(t *testing.T, mode string, checks []check.Check) *check.Execution {
 	t.Helper()
 	return executeWith(t, mode, checks, false)
 }
 
-func executeWith(t *testing.T, mode string, checks []check.Check, compact bool) *check.Run {
+func executeWith(t *testing.T, mode string, checks []check.Check, compact bool) *check.Execution {
 	t.Helper()
 	cfg := adaptertest.Process(t, mode)
 	start := func(ctx context.Context) (adapter.Conn, error) { return adapter.StartProcess(cfg) }
@@ -158,7 +158,7 @@ func TestExecuteHangIsBounded(t *testing.T) {
 
 // chose passes with the outcome choice, as a may check does.
 func chose(id, choice string) check.Check {
-	return check.Check{ID: id, Level: check.May, Run: func(context.Context, *check.Session) check.Outcome { return check.Chose(choice) }}
+	return check.Check{ID: id, Level: check.May, Do: func(context.Context, *check.Session) check.Outcome { return check.Chose(choice) }}
 }
 
 // TestExecuteCompact: a compact run gives every result a whole run gives,
@@ -171,7 +171,7 @@ func TestExecuteCompact(t *testing.T) {
 		chose("t/may-output", check.ChoseOutput),
 		chose("t/may-rejected", check.ChoseReject),
 		chose("t/may-other", "another outcome"),
-		{ID: "t/should", Level: check.Should, Run: func(context.Context, *check.Session) check.Outcome { return check.Passed() }},
+		{ID: "t/should", Level: check.Should, Do: func(context.Context, *check.Session) check.Outcome { return check.Passed() }},
 	}
 	whole := executeWith(t, adaptertest.Good, checks, false)
 	compact := executeWith(t, adaptertest.Good, checks, true)

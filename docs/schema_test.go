@@ -1310,7 +1310,7 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := plan.Execute(context.Background())
-	for _, r := range res.Run.Results {
+	for _, r := range res.Execution.Results {
 		if r.Status != check.Pass {
 			t.Errorf("%s: %s (%s): %s", r.ID, r.Status, r.Level, r.Reason)
 		}
@@ -1343,7 +1343,7 @@ func TestGoExampleIsThisFile(t *testing.T) {
 // TestConformanceSubtests is the one-line form the page gives.
 func TestConformanceSubtests(t *testing.T) {
 	res := checktest.Suite(t, &jcs.Definition, check.Spec{Handler: myHandler{}}, run.Options{})
-	if n := res.Run.Counts(); n.Pass != len(res.Run.Results) {
+	if n := res.Execution.Counts(); n.Pass != len(res.Execution.Results) {
 		t.Errorf("counts %+v", n)
 	}
 }

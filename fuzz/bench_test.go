@@ -27,7 +27,7 @@ func BenchmarkFuzz(b *testing.B) {
 					spec = child(b, def.Name, "")
 				}
 				start := time.Now()
-				s, err := fuzz.Run(b.Context(), def, []fuzz.Impl{{Spec: spec}}, fuzz.Options{Seed: 1, Count: b.N})
+				s, err := fuzz.Campaign(b.Context(), def, []fuzz.Impl{{Spec: spec}}, fuzz.Options{Seed: 1, Count: b.N})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -217,11 +217,11 @@ type engine struct {
 	gapFound map[string]bool
 }
 
-// Run fuzzes the suite def declares against impls. Its error is a usage
+// Campaign fuzzes the suite def declares against impls. Its error is a usage
 // error (check.UsageError) or a failure to write Options.Out; what the
 // implementations did is in the summary, and an implementation that could
 // not be driven makes its exit code 3.
-func Run(ctx context.Context, def *check.Definition, impls []Impl, o Options) (*Summary, error) {
+func Campaign(ctx context.Context, def *check.Definition, impls []Impl, o Options) (*Summary, error) {
 	if def.Fuzz == nil || len(def.Fuzz.Targets) == 0 {
 		return nil, check.Usagef("the %s suite has no fuzz targets", def.Name)
 	}

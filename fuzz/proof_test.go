@@ -94,7 +94,7 @@ func TestEveryBrokenModeIsFound(t *testing.T) {
 			t.Run(def.Name+"/"+m.Name, func(t *testing.T) {
 				t.Parallel()
 				out := t.TempDir()
-				s, err := fuzz.Run(t.Context(), def, []fuzz.Impl{{Spec: check.Spec{Mode: m.Name}}}, fuzz.Options{
+				s, err := fuzz.Campaign(t.Context(), def, []fuzz.Impl{{Spec: check.Spec{Mode: m.Name}}}, fuzz.Options{
 					Seed: 1, Count: count, Out: out, Tool: tool, StopAfter: 1, ShrinkBudget: 300,
 				})
 				if err != nil {
@@ -134,7 +134,7 @@ func replay(t *testing.T, def *check.Definition, dir, mode string) {
 		switch {
 		case !res.Report.Complete:
 			t.Errorf("replay against mode %q did not complete", m)
-		case m == "" && (res.ExitCode() != report.ExitOK || n.Pass != len(res.Run.Results)):
+		case m == "" && (res.ExitCode() != report.ExitOK || n.Pass != len(res.Execution.Results)):
 			t.Errorf("the reference does not pass the corpus written: exit %d, %+v", res.ExitCode(), n)
 		case m != "" && n.Fail+n.Warn == 0:
 			t.Errorf("mode %s passes the corpus written: %+v", m, n)
@@ -148,16 +148,16 @@ func TestDeterministic(t *testing.T) {
 	t.Parallel()
 	o := fuzz.Options{Seed: 7, Count: 400, Tool: tool}
 	impl := []fuzz.Impl{{Spec: check.Spec{Mode: "go-float"}}}
-	a, err := fuzz.Run(t.Context(), &jcs.Definition, impl, o)
+	a, err := fuzz.Campaign(t.Context(), &jcs.Definition, impl, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := fuzz.Run(t.Context(), &jcs.Definition, impl, o)
+	b, err := fuzz.Campaign(t.Context(), &jcs.Definition, impl, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Seed = 8
-	c, err := fuzz.Run(t.Context(), &jcs.Definition, impl, o)
+	c, err := fuzz.Campaign(t.Context(), &jcs.Definition, impl, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestDeterministic(t *testing.T) {
 // first batch of 16.
 func TestStopAfterEndsSoon(t *testing.T) {
 	t.Parallel()
-	s, err := fuzz.Run(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "go-float"}}}, fuzz.Options{Seed: 1, Count: 3000, Tool: tool, StopAfter: 1})
+	s, err := fuzz.Campaign(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "go-float"}}}, fuzz.Options{Seed: 1, Count: 3000, Tool: tool, StopAfter: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestStopAfterEndsSoon(t *testing.T) {
 func TestGap(t *testing.T) {
 	t.Parallel()
 	impls := []fuzz.Impl{{Name: "a", Spec: check.Spec{Mode: "go-float"}}, {Name: "b", Spec: child(t, "jcs", "go-float")}}
-	s, err := fuzz.Run(t.Context(), &jcs.Definition, impls, fuzz.Options{Seed: 1, Count: 300, Tool: tool})
+	s, err := fuzz.Campaign(t.Context(), &jcs.Definition, impls, fuzz.Options{Seed: 1, Count: 300, Tool: tool})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestGap(t *testing.T) {
 func TestSeveralImplementations(t *testing.T) {
 	t.Parallel()
 	impls := []fuzz.Impl{{Name: "honest", Spec: check.Spec{}}, {Name: "broken", Spec: check.Spec{Mode: "unsorted"}}}
-	s, err := fuzz.Run(t.Context(), &crosslink.Definition, impls, fuzz.Options{Seed: 1, Count: 300, Tool: tool})
+	s, err := fuzz.Campaign(t.Context(), &crosslink.Definition, impls, fuzz.Options{Seed: 1, Count: 300, Tool: tool})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestCannotDrive(t *testing.T) {
 		{"no ops", check.Spec{Handler: noOps{}}, "offers none of the ops"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := fuzz.Run(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: tc.spec}}, fuzz.Options{Seed: 1, Count: 50})
+			s, err := fuzz.Campaign(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: tc.spec}}, fuzz.Options{Seed: 1, Count: 50})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,7 +285,7 @@ func TestOutDir(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	o := fuzz.Options{Seed: 3, Count: 300, Out: out, Tool: tool, StopAfter: 2}
-	s, err := fuzz.Run(t.Context(), &crosslink.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "html-escape"}}}, o)
+	s, err := fuzz.Campaign(t.Context(), &crosslink.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "html-escape"}}}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestOutDir(t *testing.T) {
 
 	// Again into the same directory: the earlier corpus is replaced.
 	o.Seed = 4
-	if _, err := fuzz.Run(t.Context(), &crosslink.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "html-escape"}}}, o); err != nil {
+	if _, err := fuzz.Campaign(t.Context(), &crosslink.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "html-escape"}}}, o); err != nil {
 		t.Fatalf("a second run into %s: %v", out, err)
 	}
 	if _, err := corpus.OpenDir(out, corpus.DefaultMaxFileSize); err != nil {
@@ -323,7 +323,7 @@ func TestOutDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = fuzz.Run(t.Context(), &crosslink.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "html-escape"}}}, fuzz.Options{Seed: 1, Count: 10, Out: foreign})
+	_, err = fuzz.Campaign(t.Context(), &crosslink.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "html-escape"}}}, fuzz.Options{Seed: 1, Count: 10, Out: foreign})
 	var ue *check.UsageError
 	if err == nil || !strings.Contains(err.Error(), "referee fuzz did not write") || !errors.As(err, &ue) {
 		t.Errorf("writing into a directory of other files: %v", err)
@@ -339,7 +339,7 @@ func TestStdio(t *testing.T) {
 	t.Parallel()
 	spec := child(t, "fablepool", "uppercase-hex")
 	out := t.TempDir()
-	s, err := fuzz.Run(t.Context(), &fablepool.Definition, []fuzz.Impl{{Spec: spec}}, fuzz.Options{Seed: 1, Count: 500, Out: out, Tool: tool, StopAfter: 1})
+	s, err := fuzz.Campaign(t.Context(), &fablepool.Definition, []fuzz.Impl{{Spec: spec}}, fuzz.Options{Seed: 1, Count: 500, Out: out, Tool: tool, StopAfter: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func TestUsage(t *testing.T) {
 		{"negative", &jcs.Definition, []fuzz.Impl{{}}, fuzz.Options{Count: -1}, "cannot be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := fuzz.Run(t.Context(), tc.def, tc.impls, tc.o)
+			_, err := fuzz.Campaign(t.Context(), tc.def, tc.impls, tc.o)
 			var ue *check.UsageError
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &ue) {
 				t.Errorf("got %v, want a usage error containing %q", err, tc.want)

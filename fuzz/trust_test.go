@@ -111,7 +111,7 @@ func TestFlakyIsAFinding(t *testing.T) {
 			t.Parallel()
 			l := &liar{ref: jcsReference(t), lie: tc.lie(), lied: map[string]bool{}}
 			out := filepath.Join(t.TempDir(), "found")
-			s, err := fuzz.Run(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Handler: l}}}, fuzz.Options{Seed: 1, Count: 200, Out: out, Tool: tool})
+			s, err := fuzz.Campaign(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Handler: l}}}, fuzz.Options{Seed: 1, Count: 200, Out: out, Tool: tool})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,7 +238,7 @@ func TestOutNeverTouchesOutside(t *testing.T) {
 			kept := tc.make(t, base, out)
 			// Every answer wrong: were --out taken, there would be a corpus to write.
 			calls := &counter{h: &liar{ref: jcsReference(t), lie: func(string) bool { return true }, lied: map[string]bool{}}}
-			s, err := fuzz.Run(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Handler: calls}}}, fuzz.Options{Seed: 1, Count: 100, Out: out, Tool: tool, StopAfter: 1})
+			s, err := fuzz.Campaign(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Handler: calls}}}, fuzz.Options{Seed: 1, Count: 100, Out: out, Tool: tool, StopAfter: 1})
 			var ue *check.UsageError
 			if !errors.As(err, &ue) || s != nil {
 				t.Errorf("not refused: %v", err)
@@ -298,7 +298,7 @@ func TestUnwritableOutRefusedFirst(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			calls := &counter{h: jcsReference(t)}
-			s, err := fuzz.Run(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Handler: calls}}}, fuzz.Options{Seed: 1, Count: 100, Out: tc.out, Tool: tool})
+			s, err := fuzz.Campaign(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Handler: calls}}}, fuzz.Options{Seed: 1, Count: 100, Out: tc.out, Tool: tool})
 			var ue *check.UsageError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) || s != nil {
 				t.Errorf("got %v, want a usage error saying %q", err, tc.want)
@@ -338,7 +338,7 @@ func TestFailedWriteKeepsCorpus(t *testing.T) {
 			out := t.TempDir()
 			impl := []fuzz.Impl{{Spec: check.Spec{Mode: "go-float"}}}
 			o := fuzz.Options{Seed: 1, Count: 3000, Out: out, Tool: tool, StopAfter: 1}
-			if _, err := fuzz.Run(t.Context(), &jcs.Definition, impl, o); err != nil {
+			if _, err := fuzz.Campaign(t.Context(), &jcs.Definition, impl, o); err != nil {
 				t.Fatal(err)
 			}
 			before := snapshot(t, out)
@@ -349,7 +349,7 @@ func TestFailedWriteKeepsCorpus(t *testing.T) {
 				return os.WriteFile(path, data, 0o644)
 			})()
 			o.Seed, o.StopAfter = 2, 2
-			s, err := fuzz.Run(t.Context(), &jcs.Definition, impl, o)
+			s, err := fuzz.Campaign(t.Context(), &jcs.Definition, impl, o)
 			if err == nil || !strings.Contains(err.Error(), "no space left on device") {
 				t.Fatalf("err = %v, want the write's failure", err)
 			}
@@ -394,7 +394,7 @@ func TestInterrupted(t *testing.T) {
 				cancel()
 			}
 		}}
-		s, err := fuzz.Run(ctx, &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "go-float"}}}, o)
+		s, err := fuzz.Campaign(ctx, &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "go-float"}}}, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -415,7 +415,7 @@ func TestInterrupted(t *testing.T) {
 			return true
 		}}
 		out := filepath.Join(t.TempDir(), "found")
-		s, err := fuzz.Run(ctx, &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Handler: l}}}, fuzz.Options{Seed: 1, Count: 100_000, Out: out, Tool: tool})
+		s, err := fuzz.Campaign(ctx, &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Handler: l}}}, fuzz.Options{Seed: 1, Count: 100_000, Out: out, Tool: tool})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -426,7 +426,7 @@ func TestInterrupted(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		o := fuzz.Options{Seed: 1, Count: 100_000, Tool: tool, Progress: func(fuzz.Progress) { cancel() }}
-		s, err := fuzz.Run(ctx, &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{}}}, o)
+		s, err := fuzz.Campaign(ctx, &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{}}}, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -504,7 +504,7 @@ func TestMemoryBounded(t *testing.T) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	base := m.HeapAlloc
-	s, err := fuzz.Run(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Handler: b}}}, fuzz.Options{Seed: 1, Count: count, Tool: tool, ShrinkBudget: 10})
+	s, err := fuzz.Campaign(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Handler: b}}}, fuzz.Options{Seed: 1, Count: count, Tool: tool, ShrinkBudget: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,9 +22,9 @@ const Format = "referee-matrix/1"
 
 // Options say how to run the matrix.
 type Options struct {
-	// Run are the options of every implementation's run (selection,
+	// RunOptions are the options of every implementation's run (selection,
 	// baselines, strictness, checks in flight, timeout, tool).
-	Run run.Options
+	RunOptions run.Options
 	// Parallel is how many implementations run at once; 0 runs them all at
 	// once.
 	Parallel int
@@ -79,10 +79,10 @@ func Outcome(c report.Check) string {
 // failing reports whether an outcome is a failure of some kind.
 func failing(o string) bool { return o == "fail" || o == "warn" || o == "error" }
 
-// Run prepares the suite for each implementation (any error is returned
+// Build prepares the suite for each implementation (any error is returned
 // before anything starts, naming the implementation), runs them, at most
 // o.Parallel at once, and lays out the matrix.
-func Run(ctx context.Context, def *check.Definition, impls []Impl, o Options) (*Matrix, error) {
+func Build(ctx context.Context, def *check.Definition, impls []Impl, o Options) (*Matrix, error) {
 	if len(impls) == 0 {
 		return nil, check.Usagef("matrix: no implementation")
 	}
@@ -96,7 +96,7 @@ func Run(ctx context.Context, def *check.Definition, impls []Impl, o Options) (*
 			return nil, check.Usagef("--impl: two implementations named %q", im.Name)
 		}
 		seen[im.Name] = true
-		p, err := run.Prepare(def, im.Spec, o.Run)
+		p, err := run.Prepare(def, im.Spec, o.RunOptions)
 		if err != nil {
 			return nil, fmt.Errorf("--impl %s: %w", im.Name, err)
 		}

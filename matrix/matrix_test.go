@@ -72,7 +72,7 @@ func TestMatrix(t *testing.T) {
 		child(t, "html-escape", "html-escape"),
 		builtIn("depth-32", "depth-32"),
 	}
-	m, err := matrix.Run(t.Context(), &jcs.Definition, impls, matrix.Options{Run: run.Options{Tool: tool}})
+	m, err := matrix.Build(t.Context(), &jcs.Definition, impls, matrix.Options{RunOptions: run.Options{Tool: tool}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func validate(t *testing.T, s *jsonschema.Schema, doc []byte) error {
 
 // TestSchemaRefuses holds the schema to refusing what referee never writes.
 func TestSchemaRefuses(t *testing.T) {
-	m, err := matrix.Run(t.Context(), &jcs.Definition, []matrix.Impl{builtIn("a", ""), builtIn("b", "unsorted")}, matrix.Options{Run: run.Options{Tool: tool, Run: []string{"jcs/keys/**"}}})
+	m, err := matrix.Build(t.Context(), &jcs.Definition, []matrix.Impl{builtIn("a", ""), builtIn("b", "unsorted")}, matrix.Options{RunOptions: run.Options{Tool: tool, Select: []string{"jcs/keys/**"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestExitCodes(t *testing.T) {
 		{"one cannot start", []matrix.Impl{builtIn("a", "unsorted"), {Name: "gone", Spec: check.Spec{Argv: []string{filepath.Join(t.TempDir(), "no-such-adapter")}}}}, report.ExitIncomplete},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := matrix.Run(t.Context(), &jcs.Definition, tc.impls, matrix.Options{Run: run.Options{Tool: tool, Run: []string{"jcs/keys/**"}}})
+			m, err := matrix.Build(t.Context(), &jcs.Definition, tc.impls, matrix.Options{RunOptions: run.Options{Tool: tool, Select: []string{"jcs/keys/**"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -310,11 +310,11 @@ func TestUsageErrors(t *testing.T) {
 		{"none", nil, matrix.Options{}, "no implementation"},
 		{"same name", []matrix.Impl{builtIn("a", ""), builtIn("a", "unsorted")}, matrix.Options{}, `two implementations named "a"`},
 		{"bad mode", []matrix.Impl{builtIn("a", ""), builtIn("b", "no-such-mode")}, matrix.Options{}, "--impl b:"},
-		{"selection", []matrix.Impl{builtIn("a", "")}, matrix.Options{Run: run.Options{Run: []string{"jcs/no-such-group/**"}}}, "--impl a:"},
+		{"selection", []matrix.Impl{builtIn("a", "")}, matrix.Options{RunOptions: run.Options{Select: []string{"jcs/no-such-group/**"}}}, "--impl a:"},
 		{"parallel", []matrix.Impl{builtIn("a", "")}, matrix.Options{Parallel: -1}, "--parallel"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := matrix.Run(t.Context(), &jcs.Definition, tc.impls, tc.o)
+			_, err := matrix.Build(t.Context(), &jcs.Definition, tc.impls, tc.o)
 			var ue *check.UsageError
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &ue) {
 				t.Errorf("got %v, want a usage error containing %q", err, tc.want)
@@ -329,8 +329,8 @@ func TestParallel(t *testing.T) {
 		var mu sync.Mutex
 		running, most := 0, 0
 		o := matrix.Options{
-			Run:      run.Options{Tool: tool, Run: []string{"jcs/keys/**"}},
-			Parallel: parallel,
+			RunOptions: run.Options{Tool: tool, Select: []string{"jcs/keys/**"}},
+			Parallel:   parallel,
 			Started: func(string) {
 				mu.Lock()
 				running++
@@ -344,7 +344,7 @@ func TestParallel(t *testing.T) {
 			},
 		}
 		impls := []matrix.Impl{builtIn("a", ""), child(t, "b", "honest"), builtIn("c", "unsorted"), child(t, "d", "codepoint-order")}
-		if _, err := matrix.Run(t.Context(), &jcs.Definition, impls, o); err != nil {
+		if _, err := matrix.Build(t.Context(), &jcs.Definition, impls, o); err != nil {
 			t.Fatal(err)
 		}
 		if most > parallel || most == 0 {
@@ -362,8 +362,8 @@ func TestInterrupted(t *testing.T) {
 	defer cancel()
 	var ran string // the implementation that ran: the interruption comes as it finishes
 	o := matrix.Options{
-		Run:      run.Options{Tool: tool, Run: []string{"jcs/keys/**"}},
-		Parallel: 1,
+		RunOptions: run.Options{Tool: tool, Select: []string{"jcs/keys/**"}},
+		Parallel:   1,
 		Finished: func(name string, _ *run.Result) {
 			if ran == "" { // one at a time (Parallel 1): no lock needed
 				ran = name
@@ -372,7 +372,7 @@ func TestInterrupted(t *testing.T) {
 		},
 	}
 	impls := []matrix.Impl{builtIn("built-in", ""), child(t, "stdio", "honest"), child(t, "other", "honest")}
-	m, err := matrix.Run(ctx, &jcs.Definition, impls, o)
+	m, err := matrix.Build(ctx, &jcs.Definition, impls, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,9 +48,9 @@ type Input struct {
 
 // Result is what a merge makes: one report, or one matrix.
 type Result struct {
-	Report *report.Report // when the inputs were reports
-	Run    *check.Run     // the verdicts Report was judged from
-	Matrix *Matrix        // when the inputs were matrices
+	Report    *report.Report   // when the inputs were reports
+	Execution *check.Execution // the verdicts Report was judged from
+	Matrix    *Matrix          // when the inputs were matrices
 	// Notes say what the user should know: why the merge is incomplete,
 	// what it dropped.
 	Notes []string
@@ -120,7 +120,7 @@ func Merge(inputs []Input, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Report: rep, Run: r, Notes: notes}, nil
+	return &Result{Report: rep, Execution: r, Notes: notes}, nil
 }
 
 // formatOf returns a document's format member.
@@ -145,7 +145,7 @@ type part struct {
 
 // mergeReports merges the reports of one run; withBaseline applies o's
 // baselines.
-func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *check.Run, []string, error) {
+func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *check.Execution, []string, error) {
 	first := parts[0]
 	for _, p := range parts[1:] {
 		if err := agree(first, p); err != nil {
@@ -194,7 +194,7 @@ func mergeReports(parts []part, o Options, withBaseline bool) (*report.Report, *
 		}
 	}
 
-	merged := &check.Run{Complete: complete}
+	merged := &check.Execution{Complete: complete}
 	var end time.Time
 	for i, p := range parts {
 		started, _ := time.Parse(time.RFC3339, p.r.Started) // report.Read checked it
@@ -316,7 +316,7 @@ func missingChecks(first part, suiteIDs []string, where map[string]string) (miss
 	case suiteIDs != nil:
 		selected := suiteIDs
 		if sel != nil {
-			selects, err := check.Selector(sel.Run, sel.Skip)
+			selects, err := check.Selector(sel.Select, sel.Skip)
 			if err != nil {
 				return 0, "", check.Usagef("merge: %s: selection: %v", first.name, err) // report.Read checked it
 			}

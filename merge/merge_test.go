@@ -192,7 +192,7 @@ func TestMergeWithBaseline(t *testing.T) {
 	t.Parallel()
 	whole := jcsRun(t, "codepoint-order", report.Shard{}, "")
 	var failing []string
-	for _, r := range whole.Run.Results {
+	for _, r := range whole.Execution.Results {
 		if r.Failed() {
 			failing = append(failing, r.ID)
 		}
@@ -493,7 +493,7 @@ func FuzzMerge(f *testing.F) {
 	// Small seeds: the shards of one group of checks.
 	var parts []merge.Input
 	for i := 1; i <= 2; i++ {
-		plan, err := run.Prepare(&jcs.Definition, check.Spec{Mode: "codepoint-order"}, run.Options{Run: []string{"jcs/keys"}, Shard: report.Shard{Index: i, Count: 2}, Tool: tool})
+		plan, err := run.Prepare(&jcs.Definition, check.Spec{Mode: "codepoint-order"}, run.Options{Select: []string{"jcs/keys"}, Shard: report.Shard{Index: i, Count: 2}, Tool: tool})
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -47,7 +47,7 @@ func TestMergeSelection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := (&report.Selection{Run: []string{}, Skip: skip92, Checks: 474, SuiteChecks: 566}); !r.Selection.Equal(want) {
+		if want := (&report.Selection{Select: []string{}, Skip: skip92, Checks: 474, SuiteChecks: 566}); !r.Selection.Equal(want) {
 			t.Fatalf("%s records selection %s, want %s", p.Name, r.Selection, want)
 		}
 	}
@@ -56,7 +56,7 @@ func TestMergeSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := res.Report; !got.Complete || got.Len() != 474 || !got.Selection.Equal(&report.Selection{Run: []string{}, Skip: skip92, Checks: 474, SuiteChecks: 566}) || res.ExitCode() != report.ExitOK {
+	if got := res.Report; !got.Complete || got.Len() != 474 || !got.Selection.Equal(&report.Selection{Select: []string{}, Skip: skip92, Checks: 474, SuiteChecks: 566}) || res.ExitCode() != report.ExitOK {
 		t.Errorf("merged: complete %v, %d checks, selection %s, exit %d; want complete, 474, the shards', 0", got.Complete, got.Len(), got.Selection, res.ExitCode())
 	}
 	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "(474 of 566 checks)") }) {

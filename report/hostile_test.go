@@ -22,7 +22,7 @@ const forge = "x\nPASS  jcs/fake/check\r\x1b[2KCONFORMANT\u202e\n"
 // (its hello, reasons, expected and actual values, evidence notes such as
 // a CGP frame id or provenance URI, exchanges, stderr) tries to forge lines.
 func hostileReport() *Report {
-	run := &check.Run{
+	run := &check.Execution{
 		Started:  time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
 		Duration: time.Second,
 		Complete: true,

@@ -25,7 +25,7 @@ func (fakeTarget) Close() error          { return nil }
 
 // outcome is a check that records an exchange and ends with o.
 func outcome(id string, level check.Level, o check.Outcome) check.Check {
-	return check.Check{ID: id, Level: level, Needs: []string{"op"}, Run: func(_ context.Context, s *check.Session) check.Outcome {
+	return check.Check{ID: id, Level: level, Needs: []string{"op"}, Do: func(_ context.Context, s *check.Session) check.Outcome {
 		s.Record(adapter.Exchange{Request: []byte(`{"id":1,"op":"op","args":{"x":"<\u2028>"}}`), Reply: []byte(`{"id":1,"ok":"&"}`)})
 		return o
 	}}
@@ -43,7 +43,7 @@ func TestLeanReport(t *testing.T) {
 		outcome("x/fail", check.Must, check.SameBytes("canonical text", []byte("[1,\"<\u2028>\"]"), []byte("[1,\"<\\u2028>\"]"))),
 		outcome("x/should", check.Should, noted),
 		outcome("x/error", check.Must, check.Broke(errors.New("adapter timeout"))),
-		{ID: "x/not-checked", Needs: []string{"other"}, Run: func(context.Context, *check.Session) check.Outcome { return check.Passed() }},
+		{ID: "x/not-checked", Needs: []string{"other"}, Do: func(context.Context, *check.Session) check.Outcome { return check.Passed() }},
 	}
 	compact := check.Execute(context.Background(), fakeTarget{}, checks, check.Options{Compact: true, Repro: func(id string, _ []adapter.Exchange) string { return "repro " + id }})
 	whole := *compact
@@ -52,7 +52,7 @@ func TestLeanReport(t *testing.T) {
 		t.Fatal("Execute made no compact run")
 	}
 	for _, strict := range []bool{false, true} {
-		mk := func(run *check.Run) *Report {
+		mk := func(run *check.Execution) *Report {
 			return New(Tool{Name: "referee", Version: "1"}, Suite{Name: "x", Corpus: "c", CorpusDigest: "sha256:00"}, Implementation{Name: "fake", Transport: "in-process"}, run, strict)
 		}
 		lean, full := mk(compact), mk(&whole)
@@ -101,7 +101,7 @@ func TestLeanReport(t *testing.T) {
 	}
 	// A lean report with no check at all, as JSON.
 	var a, b bytes.Buffer
-	empty := &Report{Format: Format, Checks: nil, lean: &check.Run{}}
+	empty := &Report{Format: Format, Checks: nil, lean: &check.Execution{}}
 	WriteJSON(&a, empty)
 	WriteJSON(&b, &Report{Format: Format, Checks: []Check{}})
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {

@@ -81,7 +81,7 @@ func TestMarkdownEscapes(t *testing.T) {
 // TestMarkdownTruncates: a run with many failures lists the worst first,
 // at most MaxChecks of them, and says how many it left out.
 func TestMarkdownTruncates(t *testing.T) {
-	run := &check.Run{Complete: true}
+	run := &check.Execution{Complete: true}
 	for i := range 120 {
 		st, lv := check.NotChecked, check.Must
 		switch {

@@ -79,7 +79,7 @@ func (r *Report) validate() error {
 		}
 	}
 	seen := make(map[string]bool, len(r.Checks))
-	run := &check.Run{Complete: r.Complete, Results: make([]check.Result, len(r.Checks))}
+	run := &check.Execution{Complete: r.Complete, Results: make([]check.Result, len(r.Checks))}
 	for i, c := range r.Checks {
 		if c.ID == "" {
 			return fmt.Errorf("check %d: no id", i)
@@ -133,17 +133,17 @@ func (r *Report) validate() error {
 // checks (all of them in a whole run's report, some in a shard's), and
 // returns the test its patterns make of an ID.
 func (s *Selection) validate(n int, shard bool) (func(id string) bool, error) {
-	if s.Run == nil || s.Skip == nil {
+	if s.Select == nil || s.Skip == nil {
 		return nil, errors.New("selection: want run and skip, each a list of patterns")
 	}
-	selects, err := check.Selector(s.Run, s.Skip)
+	selects, err := check.Selector(s.Select, s.Skip)
 	if err != nil {
 		return nil, fmt.Errorf("selection: %w", err)
 	}
 	switch {
 	case s.Checks < 1 || s.Checks > s.SuiteChecks:
 		return nil, fmt.Errorf("selection: %d of %d checks: want 1 ≤ checks ≤ suite_checks", s.Checks, s.SuiteChecks)
-	case len(s.Run) == 0 && len(s.Skip) == 0 && s.Checks != s.SuiteChecks:
+	case len(s.Select) == 0 && len(s.Skip) == 0 && s.Checks != s.SuiteChecks:
 		return nil, fmt.Errorf("selection: no pattern, yet %d of %d checks", s.Checks, s.SuiteChecks)
 	case !shard && n != s.Checks:
 		return nil, fmt.Errorf("selection: %d checks selected, but the report holds %d", s.Checks, n)

@@ -66,7 +66,7 @@ func TestShardSchema(t *testing.T) {
 	sharded := sampleReport(false)
 	sharded.Shard = &Shard{Index: 2, Count: 3}
 	empty := New(Tool{Name: "referee", Version: "1"}, Suite{Name: "jcs", Corpus: "embedded:jcs", CorpusDigest: "sha256:" + strings.Repeat("0", 64)},
-		Implementation{Transport: "in-process", Ops: []string{}}, &check.Run{Complete: true}, false)
+		Implementation{Transport: "in-process", Ops: []string{}}, &check.Execution{Complete: true}, false)
 	empty.Shard = &Shard{Index: 1, Count: 3}
 	unsharded := *empty
 	unsharded.Shard = nil

@@ -55,7 +55,7 @@ type Report struct {
 	// lean, for the report of a compact run, is the run: its results are
 	// the report's checks, made one at a time as they are written or read,
 	// and Checks is nil until Full makes them.
-	lean *check.Run
+	lean *check.Execution
 	// about gives a lean report's checks, as they are made, their docs
 	// and clauses (Describe).
 	about About
@@ -72,7 +72,7 @@ type Shard struct {
 // its suite (check.Select), before any sharding: what a merge of its
 // shards must hold to be complete.
 type Selection struct {
-	Run         []string `json:"run"`          // the --run patterns, as given; none selects every check
+	Select      []string `json:"run"`          // the --run patterns, as given; none selects every check
 	Skip        []string `json:"skip"`         // the --skip patterns, as given
 	Checks      int      `json:"checks"`       // how many of the suite's checks they select
 	SuiteChecks int      `json:"suite_checks"` // how many checks the suite has
@@ -84,7 +84,7 @@ func (s *Selection) Equal(o *Selection) bool {
 	if s == nil || o == nil {
 		return s == o
 	}
-	return slices.Equal(s.Run, o.Run) && slices.Equal(s.Skip, o.Skip) && s.Checks == o.Checks && s.SuiteChecks == o.SuiteChecks
+	return slices.Equal(s.Select, o.Select) && slices.Equal(s.Skip, o.Skip) && s.Checks == o.Checks && s.SuiteChecks == o.SuiteChecks
 }
 
 // String is the selection as the flags that made it, and what it selected:
@@ -94,7 +94,7 @@ func (s *Selection) String() string {
 		return "no selection recorded"
 	}
 	var words []string
-	for _, p := range s.Run {
+	for _, p := range s.Select {
 		words = append(words, "--run "+quoteWord(p))
 	}
 	for _, p := range s.Skip {
@@ -193,7 +193,7 @@ type Exchange struct {
 // check, so that a large run's verdicts are not held twice. WriteJSON and
 // WriteText write its checks one at a time, All and Len read them, and Full
 // makes Checks for code that reads them.
-func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool) *Report {
+func New(tool Tool, suite Suite, impl Implementation, run *check.Execution, strict bool) *Report {
 	r := &Report{
 		Format:         Format,
 		Tool:           tool,
@@ -220,7 +220,7 @@ func New(tool Tool, suite Suite, impl Implementation, run *check.Run, strict boo
 }
 
 // checksOf returns the report's checks of run's results.
-func checksOf(run *check.Run) []Check {
+func checksOf(run *check.Execution) []Check {
 	checks := make([]Check, 0, run.Len())
 	for _, res := range run.All() {
 		checks = append(checks, checkOf(res))
@@ -326,7 +326,7 @@ func (r *Report) Describe(about About) {
 // unlisted ones and stale entries do. A failed should check is a warning:
 // unexpected only under strict when unlisted, known when listed.
 // conformant still means no failure.
-func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Run, strict bool, stale []check.BaselineEntry) *Report {
+func WithBaseline(tool Tool, suite Suite, impl Implementation, run *check.Execution, strict bool, stale []check.BaselineEntry) *Report {
 	r := New(tool, suite, impl, run, strict)
 	b := &Baseline{Stale: len(stale)}
 	for _, e := range stale {

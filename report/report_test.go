@@ -22,9 +22,9 @@ import (
 // sampleRun has one result of each status, with evidence, and one of each
 // level: a failed should check (a warning) and a may check that passed with
 // the outcome it chose.
-func sampleRun() *check.Run {
+func sampleRun() *check.Execution {
 	exp, act := "{\"\U0001F602\":2,\"\uFB33\":1}", "{\"\uFB33\":1,\"\U0001F602\":2}" // U+FB33 sorts before U+1F602 by code point, after it by UTF-16 unit
-	return &check.Run{
+	return &check.Execution{
 		Started:  time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
 		Duration: 1234 * time.Millisecond,
 		Complete: true,
@@ -191,7 +191,7 @@ func TestGoldenJSON(t *testing.T) {
 // a must; a may check's outcome is reported only when it passed, and a
 // must check's never.
 func TestLevelDefaults(t *testing.T) {
-	run := &check.Run{Complete: true, Results: []check.Result{
+	run := &check.Execution{Complete: true, Results: []check.Result{
 		{ID: "x/a", Status: check.Pass},
 		{ID: "x/b", Status: check.Pass, Level: check.Must, Outcome: "output"},
 		{ID: "x/c", Status: check.Fail, Level: check.May, Outcome: "output", Reason: "r"},
@@ -251,8 +251,8 @@ func TestGoldenJUnit(t *testing.T) {
 // TestJUnitWarning: a failed should check is a passed testcase that says
 // why it warns, except under strict, where it is a <failure type="should">.
 func TestJUnitWarning(t *testing.T) {
-	run := func() *check.Run {
-		return &check.Run{Complete: true, Results: []check.Result{
+	run := func() *check.Execution {
+		return &check.Execution{Complete: true, Results: []check.Result{
 			{ID: "jcs/keys/a", Status: check.Pass, Level: check.Must},
 			{ID: "jcs/rejects/dup", Status: check.Fail, Level: check.Should, Reason: "accepted a duplicate name", Expected: "an error", Actual: "ok {}",
 				Evidence: check.Evidence{Stderr: "log\n"}},
@@ -401,8 +401,8 @@ func TestJUnitWithinXSD(t *testing.T) {
 
 // results makes a complete run of one result per status, each at a level
 // ("must:fail", "should:error").
-func results(complete bool, spec ...string) *check.Run {
-	run := &check.Run{Complete: complete}
+func results(complete bool, spec ...string) *check.Execution {
+	run := &check.Execution{Complete: complete}
 	for _, s := range spec {
 		level, status, _ := strings.Cut(s, ":")
 		run.Results = append(run.Results, check.Result{ID: "x/" + s, Status: check.Status(status), Level: check.Level(level)})
@@ -594,7 +594,7 @@ func TestIncompleteText(t *testing.T) {
 // checks were not started keeps its lines.
 func TestUnstartedText(t *testing.T) {
 	why := "not run: the implementation could not be started: adapter start: no such program"
-	run := &check.Run{}
+	run := &check.Execution{}
 	for _, id := range []string{"x/a", "x/b", "x/c"} {
 		run.Results = append(run.Results, check.Result{ID: id, Status: check.Error, Level: check.Must, Reason: why})
 	}

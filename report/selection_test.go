@@ -14,7 +14,7 @@ import (
 // seven checks, selected by --run jcs of a suite of ten.
 func selected() *Report {
 	r := sampleReport(false)
-	r.Selection = &Selection{Run: []string{"jcs"}, Skip: []string{}, Checks: 7, SuiteChecks: 10}
+	r.Selection = &Selection{Select: []string{"jcs"}, Skip: []string{}, Checks: 7, SuiteChecks: 10}
 	return r
 }
 
@@ -81,8 +81,8 @@ func TestSelectionString(t *testing.T) {
 		want string
 	}{
 		{nil, "no selection recorded"},
-		{&Selection{Run: []string{}, Skip: []string{}, Checks: 566, SuiteChecks: 566}, "every check (566 of 566 checks)"},
-		{&Selection{Run: []string{"jcs/keys"}, Skip: []string{"jcs/keys/utf16-*", "it's"}, Checks: 3, SuiteChecks: 566}, `--run jcs/keys --skip 'jcs/keys/utf16-*' --skip 'it'\''s' (3 of 566 checks)`},
+		{&Selection{Select: []string{}, Skip: []string{}, Checks: 566, SuiteChecks: 566}, "every check (566 of 566 checks)"},
+		{&Selection{Select: []string{"jcs/keys"}, Skip: []string{"jcs/keys/utf16-*", "it's"}, Checks: 3, SuiteChecks: 566}, `--run jcs/keys --skip 'jcs/keys/utf16-*' --skip 'it'\''s' (3 of 566 checks)`},
 	} {
 		if got := tc.s.String(); got != tc.want {
 			t.Errorf("String() = %s, want %s", got, tc.want)

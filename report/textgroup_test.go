@@ -14,7 +14,7 @@ import (
 // longer than textMaxLine.
 func TestTextGroupsAndCollapses(t *testing.T) {
 	long := "x/b/" + strings.Repeat("z", 3000)
-	run := &check.Run{Complete: true}
+	run := &check.Execution{Complete: true}
 	add := func(id string, st check.Status, lvl check.Level, reason string) {
 		run.Results = append(run.Results, check.Result{ID: id, Status: st, Level: lvl, Reason: reason,
 			Evidence: check.Evidence{Repro: "printf '%s\\n' '" + strings.Repeat("{}", 6000) + "' | node a.mjs"}})
@@ -75,7 +75,7 @@ func TestTextGroupsAndCollapses(t *testing.T) {
 
 // TestTextNoGroupsWhenAllPass: a conformant run has no per-group block.
 func TestTextNoGroupsWhenAllPass(t *testing.T) {
-	run := &check.Run{Complete: true, Results: []check.Result{{ID: "x/a/1", Status: check.Pass, Level: check.Must}, {ID: "x/b/1", Status: check.Pass, Level: check.Must}}}
+	run := &check.Execution{Complete: true, Results: []check.Result{{ID: "x/a/1", Status: check.Pass, Level: check.Must}, {ID: "x/b/1", Status: check.Pass, Level: check.Must}}}
 	var b bytes.Buffer
 	if err := WriteText(&b, New(Tool{Name: "referee"}, Suite{Name: "x"}, Implementation{}, run, false), TextOptions{Passes: true}); err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestTextNoGroupsWhenAllPass(t *testing.T) {
 // TestTextNoGroupsOfOne: a suite whose every group is one check (cgp,
 // cgp-host) has no per-group block: it would repeat the check lines.
 func TestTextNoGroupsOfOne(t *testing.T) {
-	run := &check.Run{Complete: true, Results: []check.Result{{ID: "x/a", Status: check.Pass, Level: check.Must}, {ID: "x/b", Status: check.Fail, Level: check.Must, Reason: "no"}}}
+	run := &check.Execution{Complete: true, Results: []check.Result{{ID: "x/a", Status: check.Pass, Level: check.Must}, {ID: "x/b", Status: check.Fail, Level: check.Must, Reason: "no"}}}
 	var b bytes.Buffer
 	if err := WriteText(&b, New(Tool{Name: "referee"}, Suite{Name: "x"}, Implementation{}, run, false), TextOptions{Passes: true}); err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ var envSuite = check.Definition{
 	Load: func(check.LoadOptions) (*check.Loaded, error) {
 		suite := &check.Suite{Name: "env", Version: "1.0.0", Corpus: "embedded:env", CorpusDigest: "sha256:00", Checks: []check.Check{{
 			ID: "env/corpus", Level: check.Must, Needs: []string{"getenv"},
-			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			Do: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, err := s.Call(ctx, "getenv", map[string]string{"name": suiteVar})
 				if err != nil {
 					return check.Broke(err)
@@ -96,7 +96,7 @@ func TestUserEnvWins(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := plan.Execute(context.Background())
-			if r := res.Run.Results[0]; r.Reason != "seen" || r.Actual != tt.want {
+			if r := res.Execution.Results[0]; r.Reason != "seen" || r.Actual != tt.want {
 				t.Errorf("the adapter saw %s=%q (%s: %s), want %q", suiteVar, r.Actual, r.Status, r.Reason, tt.want)
 			}
 		})

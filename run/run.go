@@ -27,7 +27,7 @@ type Options struct {
 	Corpus string           // a corpus directory; "" for the embedded one
 	Flags  check.FlagValues // the suite's own flags
 
-	Run, Skip []string // ID patterns selecting checks (check.Select)
+	Select, Skip []string // ID patterns selecting checks (check.Select)
 	// Shard runs only the selected checks of one shard (ShardOf); the zero
 	// Shard runs them all.
 	Shard report.Shard
@@ -45,7 +45,7 @@ type Options struct {
 	Progress func(done, total int, r check.Result)
 	// Compact keeps the verdicts of passing checks small and the report
 	// lean (check.Options.Compact, report.New), for a large corpus:
-	// Result.Run.Results and Result.Report.Checks are then nil until asked
+	// Result.Execution.Results and Result.Report.Checks are then nil until asked
 	// for (Run.Expand, Report.Full); Run.All and Report.All read them, as
 	// the report writers and the suites' Native and After hooks do.
 	Compact bool
@@ -78,12 +78,12 @@ func Prepare(def *check.Definition, spec check.Spec, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	checks, err := check.Select(loaded.Suite.Checks, o.Run, o.Skip)
+	checks, err := check.Select(loaded.Suite.Checks, o.Select, o.Skip)
 	if err != nil {
 		return nil, &check.UsageError{Err: err}
 	}
 	sel := &report.Selection{
-		Run: append([]string{}, o.Run...), Skip: append([]string{}, o.Skip...),
+		Select: append([]string{}, o.Select...), Skip: append([]string{}, o.Skip...),
 		Checks: len(checks), SuiteChecks: len(loaded.Suite.Checks),
 	}
 	if checks, err = shardChecks(o.Shard, checks); err != nil {
@@ -188,8 +188,8 @@ func ReadBaseline(path string, limit int64, checks []check.Check, of string) ([]
 
 // Result is a finished run: the verdicts, the report and how it ended.
 type Result struct {
-	Run    *check.Run
-	Report *report.Report
+	Execution *check.Execution
+	Report    *report.Report
 	// StartErr says why the implementation could not be started; every
 	// check is then an error and the run is incomplete.
 	StartErr error
@@ -209,7 +209,7 @@ func (r *Result) Native() (any, bool) {
 	if r.plan.Loaded.Native == nil {
 		return nil, false
 	}
-	return r.plan.Loaded.Native(r.Run, r.plan.Spec), true
+	return r.plan.Loaded.Native(r.Execution, r.plan.Spec), true
 }
 
 // Execute runs the plan's checks against its implementation.
@@ -225,23 +225,23 @@ func (p *Plan) Execute(ctx context.Context) *Result {
 	case err != nil && ctx.Err() != nil:
 		// Not the implementation's failure: the run was interrupted.
 		res.Interrupted = true
-		res.Run = check.Interrupted(p.Checks)
+		res.Execution = check.Interrupted(p.Checks)
 	case err != nil:
 		res.StartErr = err
-		res.Run = unstarted(p.Checks, err)
+		res.Execution = unstarted(p.Checks, err)
 	default:
 		h := target.Hello()
 		impl.Name, impl.Version, impl.Ops = h.Name, h.Version, h.Ops
-		res.Run = check.Execute(ctx, target, p.Checks, check.Options{Parallel: p.opts.Parallel, Repro: p.repro, Progress: p.opts.Progress, Compact: p.opts.Compact, MaxEvidence: check.MaxEvidence})
+		res.Execution = check.Execute(ctx, target, p.Checks, check.Options{Parallel: p.opts.Parallel, Repro: p.repro, Progress: p.opts.Progress, Compact: p.opts.Compact, MaxEvidence: check.MaxEvidence})
 		target.Close()
 	}
 	suite := p.Loaded.Suite
 	s := report.Suite{Name: suite.Name, Version: suite.Version, Corpus: suite.Corpus, CorpusDigest: suite.CorpusDigest}
 	if p.opts.KnownFailing == "" && p.opts.KnownFlaky == "" {
-		res.Report = report.New(p.opts.Tool, s, impl, res.Run, p.opts.Strict)
+		res.Report = report.New(p.opts.Tool, s, impl, res.Execution, p.opts.Strict)
 	} else {
-		stale := p.staleUnlessSharded(res.Run, check.ApplyBaseline(res.Run, p.failing, p.flaky))
-		res.Report = report.WithBaseline(p.opts.Tool, s, impl, res.Run, p.opts.Strict, stale)
+		stale := p.staleUnlessSharded(res.Execution, check.ApplyBaseline(res.Execution, p.failing, p.flaky))
+		res.Report = report.WithBaseline(p.opts.Tool, s, impl, res.Execution, p.opts.Strict, stale)
 	}
 	res.Report.Shard = p.shard()
 	res.Report.Rerun = append([]string{"referee", "run", p.Def.Name}, p.rerun()...)
@@ -297,7 +297,7 @@ func (p *Plan) describe() report.Implementation {
 
 // unstarted is the run of an implementation that never said hello: every
 // selected check is an error and the run is incomplete.
-func unstarted(checks []check.Check, err error) *check.Run {
+func unstarted(checks []check.Check, err error) *check.Execution {
 	var ev check.Evidence
 	var se *adapter.StartError
 	if errors.As(err, &se) {
@@ -316,23 +316,23 @@ func unstarted(checks []check.Check, err error) *check.Run {
 // read that change no verdict.
 func (r *Result) Finish(writeFailing string) (notes []string, err error) {
 	p := r.plan
-	full := r.Run.Len() == len(p.Loaded.Suite.Checks)
+	full := r.Execution.Len() == len(p.Loaded.Suite.Checks)
 	if writeFailing != "" {
 		switch {
-		case !r.Run.Complete:
+		case !r.Execution.Complete:
 			notes = append(notes, fmt.Sprintf("--write-known-failing: the run did not finish, so %s was not written", writeFailing))
 		case !full:
-			notes = append(notes, fmt.Sprintf("--write-known-failing: --run/--skip selected %d of the suite's %d checks, so %s was not written (it would forget the others)", r.Run.Len(), len(p.Loaded.Suite.Checks), writeFailing))
+			notes = append(notes, fmt.Sprintf("--write-known-failing: --run/--skip selected %d of the suite's %d checks, so %s was not written (it would forget the others)", r.Execution.Len(), len(p.Loaded.Suite.Checks), writeFailing))
 		default:
 			header := fmt.Sprintf("%s %s: the checks of suite %s this implementation is known to fail.\nRun with --known-failing %s; remove a line once its check passes.", p.opts.Tool.Name, p.opts.Tool.Version, p.Def.Name, writeFailing)
-			if err := atomicfile.Write(writeFailing, check.FailingBaselineUnder(r.Run, header, p.opts.Strict)); err != nil {
+			if err := atomicfile.Write(writeFailing, check.FailingBaselineUnder(r.Execution, header, p.opts.Strict)); err != nil {
 				return notes, check.Usagef("--write-known-failing: %w", err)
 			}
 		}
 	}
 	if p.Loaded.After != nil {
 		impl := strings.TrimSpace(r.Report.Implementation.Name + " " + r.Report.Implementation.Version)
-		if err := p.Loaded.After(check.AfterRun{Run: r.Run, Implementation: impl, Full: full}); err != nil {
+		if err := p.Loaded.After(check.AfterRun{Execution: r.Execution, Implementation: impl, Full: full}); err != nil {
 			return notes, err
 		}
 	}

@@ -48,12 +48,12 @@ var toy = check.Definition{
 			}
 		}
 		suite := &check.Suite{Name: "toy", Version: "1.0.0", Corpus: "embedded:toy", CorpusDigest: "sha256:00", Checks: []check.Check{
-			{ID: "toy/must/abc", Level: check.Must, Needs: []string{"upper"}, Run: call("abc")},
-			{ID: "toy/should/mixed", Level: check.Should, Needs: []string{"upper"}, Run: call("MiXeD")},
-			{ID: "toy/may/long", Level: check.May, Needs: []string{"upper"}, Run: call(strings.Repeat("x", 100))},
+			{ID: "toy/must/abc", Level: check.Must, Needs: []string{"upper"}, Do: call("abc")},
+			{ID: "toy/should/mixed", Level: check.Should, Needs: []string{"upper"}, Do: call("MiXeD")},
+			{ID: "toy/may/long", Level: check.May, Needs: []string{"upper"}, Do: call(strings.Repeat("x", 100))},
 		}}
 		return &check.Loaded{Suite: suite, Reference: func(mode string) (adapter.Handler, error) { return upper{mode}, nil },
-			Native: func(r *check.Run, _ check.Spec) any { return r.Len() }}, nil
+			Native: func(r *check.Execution, _ check.Spec) any { return r.Len() }}, nil
 	},
 }
 
@@ -99,7 +99,7 @@ func TestPrepareRefuses(t *testing.T) {
 		{"a URL that is not http", &toy, check.Spec{URL: "ftp://x/"}, run.Options{}, "want an http:// or https:// URL"},
 		{"env without a program", &toy, check.Spec{Env: []string{"A=1"}}, run.Options{}, "apply to a program after --"},
 		{"negative parallel", &toy, check.Spec{}, run.Options{Parallel: -1}, "--parallel -1"},
-		{"a selection of nothing", &toy, check.Spec{}, run.Options{Run: []string{"toy/none"}}, "toy/none"},
+		{"a selection of nothing", &toy, check.Spec{}, run.Options{Select: []string{"toy/none"}}, "toy/none"},
 		{"a corpus the suite needs", &noCorpus, check.Spec{}, run.Options{}, "the toy suite needs --corpus DIR: a directory"},
 		{"a missing baseline", &toy, check.Spec{}, run.Options{KnownFailing: "/nonexistent/baseline"}, "baseline /nonexistent/baseline"},
 		{"a handler with a mode", &toy, check.Spec{Handler: upper{}, Mode: "lower"}, run.Options{}, "a Go handler"},
@@ -143,16 +143,16 @@ func TestVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := plan.Execute(context.Background())
-			if got := res.Run.Counts(); got != tt.counts {
+			if got := res.Execution.Counts(); got != tt.counts {
 				t.Errorf("counts %+v, want %+v", got, tt.counts)
 			}
 			if got := res.ExitCode(); got != tt.exit {
 				t.Errorf("exit %d, want %d", got, tt.exit)
 			}
-			if got := res.Run.Results[2].Outcome; got != tt.outcome {
+			if got := res.Execution.Results[2].Outcome; got != tt.outcome {
 				t.Errorf("may outcome %q, want %q", got, tt.outcome)
 			}
-			for _, r := range res.Run.Results {
+			for _, r := range res.Execution.Results {
 				if r.Level == "" {
 					t.Errorf("%s: no level", r.ID)
 				}
@@ -179,7 +179,7 @@ func TestShouldFailuresAloneAreWarnings(t *testing.T) {
 	// Nothing passed and every check ran: a corpus of should-level
 	// findings replays as fuzz judged it, conformant with warnings.
 	for _, strict := range []bool{false, true} {
-		plan, err := run.Prepare(&toy, check.Spec{Mode: "lower"}, run.Options{Run: []string{"toy/should/**"}, Strict: strict})
+		plan, err := run.Prepare(&toy, check.Spec{Mode: "lower"}, run.Options{Select: []string{"toy/should/**"}, Strict: strict})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +188,7 @@ func TestShouldFailuresAloneAreWarnings(t *testing.T) {
 		if strict {
 			want = report.ExitFailed
 		}
-		if n := res.Run.Counts(); n != (check.Counts{Warn: 1}) || res.ExitCode() != want || res.Report.Conformant != !strict {
+		if n := res.Execution.Counts(); n != (check.Counts{Warn: 1}) || res.ExitCode() != want || res.Report.Conformant != !strict {
 			t.Errorf("warnings alone (strict %v): counts %+v, exit %d (want %d), conformant %v", strict, n, res.ExitCode(), want, res.Report.Conformant)
 		}
 	}
@@ -201,10 +201,10 @@ func TestUnstartableIsIncomplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := plan.Execute(context.Background())
-	if res.StartErr == nil || res.Run.Complete || res.ExitCode() != report.ExitIncomplete {
-		t.Fatalf("start error %v, complete %v, exit %d", res.StartErr, res.Run.Complete, res.ExitCode())
+	if res.StartErr == nil || res.Execution.Complete || res.ExitCode() != report.ExitIncomplete {
+		t.Fatalf("start error %v, complete %v, exit %d", res.StartErr, res.Execution.Complete, res.ExitCode())
 	}
-	for _, r := range res.Run.Results {
+	for _, r := range res.Execution.Results {
 		if r.Status != check.Error || r.Level == "" {
 			t.Errorf("%s: %s (level %q)", r.ID, r.Status, r.Level)
 		}
@@ -258,7 +258,7 @@ func TestReproRepeatsSuiteFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := plan.Execute(context.Background())
-	got := res.Run.Results[0].Evidence.Repro
+	got := res.Execution.Results[0].Evidence.Repro
 	want := "referee run toy --run toy/must/abc --corpus 'some dir' --salt 'x y' --mode lower"
 	if got != want {
 		t.Errorf("repro\n got %s\nwant %s", got, want)
@@ -289,7 +289,7 @@ func TestReproOfARunBoundSuite(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := plan.Execute(context.Background())
-		if got := res.Run.Results[0].Evidence.Repro; !strings.HasPrefix(got, c.want) {
+		if got := res.Execution.Results[0].Evidence.Repro; !strings.HasPrefix(got, c.want) {
 			t.Errorf("RunBound %v: repro %s, want it to start %s", c.def.RunBound, got, c.want)
 		}
 	}
@@ -339,9 +339,9 @@ func TestCompact(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := plan.Execute(context.Background())
-			lean := compact && res.Run.Len() > 0 // a shard may hold no check
-			if res.Run.Compact() != lean || (res.Run.Results == nil) != lean || (res.Report.Checks == nil) != lean {
-				t.Errorf("%s, compact %v: run compact %v, %d results, %d report checks", tt.name, compact, res.Run.Compact(), len(res.Run.Results), len(res.Report.Checks))
+			lean := compact && res.Execution.Len() > 0 // a shard may hold no check
+			if res.Execution.Compact() != lean || (res.Execution.Results == nil) != lean || (res.Report.Checks == nil) != lean {
+				t.Errorf("%s, compact %v: run compact %v, %d results, %d report checks", tt.name, compact, res.Execution.Compact(), len(res.Execution.Results), len(res.Report.Checks))
 			}
 			var b strings.Builder
 			if err := report.WriteJSON(&b, res.Report); err != nil {

@@ -82,7 +82,7 @@ func (p *Plan) shard() *report.Shard {
 // staleUnlessSharded returns the stale baseline entries of a whole run. A
 // sharded run sees only part of what an entry selects, so it judges no
 // entry stale and marks no check stale: the merge of all shards does.
-func (p *Plan) staleUnlessSharded(run *check.Run, stale []check.BaselineEntry) []check.BaselineEntry {
+func (p *Plan) staleUnlessSharded(run *check.Execution, stale []check.BaselineEntry) []check.BaselineEntry {
 	if p.shard() == nil {
 		return stale
 	}

@@ -32,7 +32,7 @@ func Suite(t *testing.T, def *check.Definition, spec check.Spec, o run.Options) 
 	if res.StartErr != nil {
 		t.Fatalf("%s: the implementation could not be started: %v", def.Name, res.StartErr)
 	}
-	for _, r := range res.Run.Results {
+	for _, r := range res.Execution.Results {
 		t.Run(r.ID, func(t *testing.T) {
 			switch {
 			case r.Status == check.Pass:
@@ -53,10 +53,10 @@ func Suite(t *testing.T, def *check.Definition, spec check.Spec, o run.Options) 
 	return res
 }
 
-// Run executes suite's checks against the implementation start opens and
+// RunSuite executes suite's checks against the implementation start opens and
 // reports each as a subtest of t: a fail or error fails it, a not-checked
 // skips it. It returns the run for further assertions.
-func Run(t *testing.T, suite *check.Suite, start adapter.Starter) *check.Run {
+func RunSuite(t *testing.T, suite *check.Suite, start adapter.Starter) *check.Execution {
 	t.Helper()
 	run := Execute(t, suite, start)
 	for _, r := range run.Results {
@@ -98,7 +98,7 @@ func describe(r check.Result) string {
 
 // Execute runs suite against start and returns the run, failing t if the
 // implementation cannot be started. opts, if given, tune the client.
-func Execute(t testing.TB, suite *check.Suite, start adapter.Starter, opts ...adapter.Options) *check.Run {
+func Execute(t testing.TB, suite *check.Suite, start adapter.Starter, opts ...adapter.Options) *check.Execution {
 	t.Helper()
 	var o adapter.Options
 	if len(opts) > 0 {

@@ -30,7 +30,7 @@ func newSuiteCmd(e *env, def *check.Definition, c check.Command) *cobra.Command 
 	for _, sub := range c.Sub {
 		cmd.AddCommand(newSuiteCmd(e, def, sub))
 	}
-	if c.Run == nil {
+	if c.Action == nil {
 		return cmd
 	}
 	values := addFlags(cmd.Flags(), c.Flags)
@@ -57,7 +57,7 @@ func newSuiteCmd(e *env, def *check.Definition, c check.Command) *cobra.Command 
 			Color:   func(w io.Writer) bool { return os.Getenv("NO_COLOR") == "" && isTerminal(w) },
 			Verdict: verdict(e, def),
 		}
-		return c.Run(cmd.Context(), inv)
+		return c.Action(cmd.Context(), inv)
 	}
 	return cmd
 }

@@ -190,7 +190,7 @@ func runFuzz(ctx context.Context, e *env, def *check.Definition, o *fuzzOptions)
 			fmt.Fprintf(e.stderr, "\r\033[K%d%s inputs, %.0f inputs/s, %d divergences", p.Inputs, total, float64(p.Inputs)/p.Elapsed.Seconds(), p.Findings)
 		}
 	}
-	s, err := fuzz.Run(ctx, def, impls, opts)
+	s, err := fuzz.Campaign(ctx, def, impls, opts)
 	if opts.Progress != nil {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}

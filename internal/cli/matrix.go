@@ -58,8 +58,8 @@ func runMatrix(ctx context.Context, e *env, def *check.Definition, o *runOptions
 		}
 	}
 	mo := matrix.Options{
-		Run: run.Options{
-			Corpus: o.corpus, Flags: o.suiteFlags(), Run: o.run, Skip: o.skip,
+		RunOptions: run.Options{
+			Corpus: o.corpus, Flags: o.suiteFlags(), Select: o.run, Skip: o.skip,
 			KnownFailing: o.knownFailing, KnownFlaky: o.knownFlaky, MaxFileSize: int64(*o.maxFileSize),
 			Strict: o.strict, Parallel: o.parallel, Timeout: o.timeout,
 			Tool: report.Tool{Name: "referee", Version: versionString()}, ReproEnv: o.reproEnv(),
@@ -71,14 +71,14 @@ func runMatrix(ctx context.Context, e *env, def *check.Definition, o *runOptions
 		if err != nil {
 			return err
 		}
-		mo.Run.Shard = sh
+		mo.RunOptions.Shard = sh
 	}
 	if isTerminal(e.stderr) {
 		mo.Finished = func(name string, res *run.Result) {
 			fmt.Fprintf(say, "%s: exit %d\n", name, res.ExitCode())
 		}
 	}
-	m, err := matrix.Run(ctx, def, impls, mo)
+	m, err := matrix.Build(ctx, def, impls, mo)
 	if err != nil {
 		return err
 	}

@@ -255,7 +255,7 @@ func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions)
 	}
 	defer o.stderr.close()
 	opts := run.Options{
-		Corpus: o.corpus, Flags: o.suiteFlags(), Run: o.run, Skip: o.skip,
+		Corpus: o.corpus, Flags: o.suiteFlags(), Select: o.run, Skip: o.skip,
 		KnownFailing: o.knownFailing, KnownFlaky: o.knownFlaky, MaxFileSize: int64(*o.maxFileSize),
 		Strict: o.strict, Parallel: o.parallel, Timeout: o.timeout, Compact: true,
 		Tool: report.Tool{Name: "referee", Version: versionString()}, ReproEnv: o.reproEnv(),
@@ -303,7 +303,7 @@ func runSuite(ctx context.Context, e *env, def *check.Definition, o *runOptions)
 		if errors.As(res.StartErr, &se) {
 			fmt.Fprintf(e.stderr, "referee: its stderr:\n%s\n", lastLinesText(se.Stderr, 10))
 		}
-	} else if !res.Run.Complete && ctx.Err() != nil {
+	} else if !res.Execution.Complete && ctx.Err() != nil {
 		fmt.Fprintf(e.stderr, "referee: interrupted; the verdicts above are not a conformance result\n")
 	}
 	reported = true

@@ -43,7 +43,7 @@ type NativeReport struct {
 // never got to ("not run: ", after it gave up or was interrupted) ran no
 // hook: an incomplete run's report claims no check it did not make. Only
 // upstream's corpus counts: the supplement's checks are left out.
-func (cp *Corpus) Native(run *check.Run) *NativeReport {
+func (cp *Corpus) Native(run *check.Execution) *NativeReport {
 	out := &NativeReport{ValidCount: len(cp.Valid), InvalidCount: len(cp.Invalid), Failures: []string{}}
 	flags := map[string]bool{}
 	for _, r := range run.All() {

@@ -67,7 +67,7 @@ func honest(t *testing.T, l *check.Loaded) *Handler {
 	return h.(*Handler)
 }
 
-func native(l *check.Loaded, run *check.Run) *NativeReport {
+func native(l *check.Loaded, run *check.Execution) *NativeReport {
 	return l.Native(run, check.Spec{}).(*NativeReport)
 }
 
@@ -85,7 +85,7 @@ func (w without) Hello() adapter.Hello {
 
 func TestReferencePasses(t *testing.T) {
 	l := loadSuite(t, sharedCorpus(t))
-	run := checktest.Run(t, l.Suite, reference(t, l, ""))
+	run := checktest.RunSuite(t, l.Suite, reference(t, l, ""))
 	n := native(l, run)
 	if n.ValidCount != 40 || n.InvalidCount != 98 || len(n.Failures) != 0 || !n.CanonicalChecked ||
 		!*n.NarrowingChecked || !*n.SignaturesChecked || !*n.RulesChecked || !*n.ErrorPathsChecked {
@@ -284,7 +284,7 @@ func TestRelease10Layout(t *testing.T) {
 			t.Errorf("a 1.0 corpus has check %s", c.ID)
 		}
 	}
-	run := checktest.Run(t, l.Suite, reference(t, l, ""))
+	run := checktest.RunSuite(t, l.Suite, reference(t, l, ""))
 	b, _ := json.Marshal(native(l, run))
 	if !strings.HasPrefix(string(b), `{"validCount":`) || strings.Contains(string(b), "narrowingChecked") || !strings.HasSuffix(string(b), `"canonicalChecked":true,"failures":[]}`) {
 		t.Errorf("1.0 native report = %s", b)

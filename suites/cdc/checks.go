@@ -143,7 +143,7 @@ func validCheck(cl *clauses, f Fixture) check.Check {
 		Doc:     "valid/" + f.File + " validates as " + f.Shape,
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/valid/%s>}\nexpects: valid true", f.Shape, f.File),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			v, o, ok := validate(ctx, s, "valid/"+f.File, f.Shape, f.Value)
 			if !ok {
 				return o
@@ -164,7 +164,7 @@ func invalidCheck(cl *clauses, rel Release, f Fixture) check.Check {
 		Doc:     "invalid/" + f.File + " is refused: " + check.Clip(check.OneLine(f.Reason)),
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid/%s>}\nexpects: valid false (%s)", f.Shape, f.File, check.Clip(check.OneLine(f.Reason))),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			// Validate even when the corpus is incomplete: an accepted
 			// invalid fixture is the finding that matters most.
 			v, o, ok := validate(ctx, s, "invalid/"+f.File, f.Shape, f.Value)
@@ -201,7 +201,7 @@ func pathCheck(cl *clauses, f Fixture) check.Check {
 		Doc:     "invalid/" + f.File + " is refused at " + want,
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid/%s>}\nexpects: one of the errors at instance path %s", f.Shape, f.File, want),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			if want == "" {
 				return check.Skipped("not checked: the fixture has no expected path (see cdc/invalid/" + f.Name() + ")")
 			}
@@ -257,7 +257,7 @@ func toleratedCheck(cl *clauses, rel Release, f Fixture) check.Check {
 		Doc:     "valid/" + f.File + " still validates with a newer writer's unknown field",
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate of valid/%s with %q: \"kept\" planted\nexpects: valid true", f.File, planted),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			marked, _ := plant(rel, f.Value)
 			v, o, ok := validate(ctx, s, "roundtrip/"+f.File, f.Shape, marked)
 			if !ok {
@@ -279,7 +279,7 @@ func keptCheck(cl *clauses, rel Release, f Fixture) check.Check {
 		Doc:     "valid/" + f.File + " keeps a newer writer's unknown field through a round trip",
 		Needs:   []string{OpRoundTrip},
 		Explain: fmt.Sprintf("sends: roundTrip of valid/%s with %q: \"kept\" planted\nexpects: the field back, where it was planted", f.File, planted),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			marked, nested := plant(rel, f.Value)
 			r, err := s.Call(ctx, OpRoundTrip, map[string]any{"shape": f.Shape, "value": json.RawMessage(marked.String())})
 			if err != nil {
@@ -360,7 +360,7 @@ func canonVectorCheck(id, what string, v CanonVector, level check.Level, clause 
 		Needs:         []string{OpCanonicalise},
 		MissingReason: notCanonical,
 		Explain:       fmt.Sprintf("sends: canonicalise {\"value\": %s, \"value_text\": <the same text>}\nexpects: %s", check.Clip(string(v.Value)), expects),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpCanonicalise, textArgs(map[string]json.RawMessage{"value": v.Value}))
 			if err != nil {
 				return check.Broke(err)
@@ -400,7 +400,7 @@ func jcsCheck(cl *clauses, j JCSCase) check.Check {
 		Needs:         []string{OpCanonicalise},
 		MissingReason: notCanonical,
 		Explain:       "sends: canonicalise of conformance/jcs/input/" + j.File + ".json, as value and value_text\nexpects: the bytes of conformance/jcs/outhex/" + j.File + ".txt",
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			got, o, ok := canonicalise(ctx, s, j.Input, "canonical/jcs/"+j.File)
 			if !ok {
 				return o
@@ -429,7 +429,7 @@ func mustFailCheck(cl *clauses, name, construct, why string) check.Check {
 		Needs:         []string{OpCanonicalise},
 		MissingReason: notCanonical,
 		Explain:       `sends: canonicalise {"value": {"x": null}, "value_text": "{\"x\":null}", "nonfinite": {"path": "/x", "value": "` + value + `"}}` + "\nexpects: err (the adapter puts its language's " + value + " at /x)",
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpCanonicalise, args)
 			if err != nil {
 				return check.Broke(err)

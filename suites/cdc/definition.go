@@ -117,7 +117,7 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 	return &check.Loaded{
 		Suite:     &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: checks},
 		Reference: check.ReferenceOf(func(mode string) (*Handler, error) { return Reference(cp, mode) }),
-		Native:    func(run *check.Run, _ check.Spec) any { return cp.Native(run) },
+		Native:    func(run *check.Execution, _ check.Spec) any { return cp.Native(run) },
 		Hello:     map[string]string{"corpus": abs},
 		Env:       []string{"CDC_CORPUS=" + abs},
 	}, nil

@@ -176,7 +176,7 @@ func exportJSTS(t *testing.T, flags check.FlagValues) (string, error) {
 		t.Fatal("no export jsts command")
 	}
 	var out bytes.Buffer
-	err := cmd.Run(context.Background(), &check.Invocation{Flags: flags, Stdout: &out, Stderr: &out})
+	err := cmd.Action(context.Background(), &check.Invocation{Flags: flags, Stdout: &out, Stderr: &out})
 	return out.String(), err
 }
 

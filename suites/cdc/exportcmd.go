@@ -56,8 +56,8 @@ split as its own copy's label would split it.`,
 			{Name: "check", Kind: check.FlagBool, Default: "false", Usage: "write nothing; compare with the corpus's own " + JSTSDir + " (exit 2 when stale)"},
 			{Name: "label", Kind: check.FlagString, Usage: "case description `TEXT`, {title} and {file} replaced (default \"" + DefaultJSTSLabel + "\")"},
 		},
-		Args: [2]int{0, 0},
-		Run:  runExportJSTS,
+		Args:   [2]int{0, 0},
+		Action: runExportJSTS,
 	}},
 }}
 

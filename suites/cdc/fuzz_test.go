@@ -30,7 +30,7 @@ func TestFuzzFindsEveryMode(t *testing.T) {
 	for _, mode := range FuzzModes {
 		t.Run(mode, func(t *testing.T) {
 			out := t.TempDir()
-			s, err := fuzz.Run(t.Context(), &Definition, []fuzz.Impl{{Spec: check.Spec{Mode: mode}}}, fuzz.Options{
+			s, err := fuzz.Campaign(t.Context(), &Definition, []fuzz.Impl{{Spec: check.Spec{Mode: mode}}}, fuzz.Options{
 				Seed: 1, Count: fuzzCount, Out: out, Tool: fuzzTool, StopAfter: 1, ShrinkBudget: 200,
 			})
 			if err != nil {
@@ -54,7 +54,7 @@ func TestFuzzFindsEveryMode(t *testing.T) {
 				switch {
 				case !res.Report.Complete:
 					t.Errorf("the replay against mode %q did not complete", m)
-				case m == "" && (res.ExitCode() != report.ExitOK || n.Pass != len(res.Run.Results)):
+				case m == "" && (res.ExitCode() != report.ExitOK || n.Pass != len(res.Execution.Results)):
 					t.Errorf("the reference does not pass the corpus written: exit %d, %+v", res.ExitCode(), n)
 				case m != "" && n.Fail == 0:
 					t.Errorf("mode %s passes the corpus written: %+v", m, n)
@@ -77,7 +77,7 @@ func TestFuzzModes(t *testing.T) {
 // refuses none of its own vectors, and judges inputs of both targets.
 func TestFuzzHonest(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	s, err := fuzz.Run(t.Context(), &Definition, []fuzz.Impl{{Spec: check.Spec{}}}, fuzz.Options{Seed: 2, Count: 400, Tool: fuzzTool})
+	s, err := fuzz.Campaign(t.Context(), &Definition, []fuzz.Impl{{Spec: check.Spec{}}}, fuzz.Options{Seed: 2, Count: 400, Tool: fuzzTool})
 	if err != nil {
 		t.Fatal(err)
 	}

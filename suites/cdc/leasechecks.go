@@ -26,7 +26,7 @@ func narrowVectorCheck(cl *clauses, v NarrowVector) check.Check {
 		Doc:     "narrowing vector " + v.Name + " is well formed against the schemas",
 		Needs:   []string{OpValidate},
 		Explain: "sends: validate of the vector's declared, parent and granted manifests\nexpects: " + map[bool]string{true: "declared refused by the schema (schema_invalid)", false: "all three validate"}[v.SchemaInvalid],
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			w := "narrowing/" + v.Name
 			declared, o, ok := validate(ctx, s, w+" declared", "agent-lease-manifest", parse(v.Declared))
 			if !ok {
@@ -109,7 +109,7 @@ func narrowBehaviourCheck(id, what string, v NarrowVector, clause string) check.
 		Needs:         []string{OpNarrow},
 		MissingReason: notNarrowing,
 		Explain:       "sends: narrow {\"declared\", \"parent\", \"declared_text\", \"parent_text\"} of the vector\nexpects: " + expect,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			if !s.Offers(OpCanonicalise) {
 				return check.Failed(narrowNeeds, "canonicalise offered", "narrow without canonicalise")
 			}
@@ -233,7 +233,7 @@ func signatureChecks(cl *clauses, key string, v SignatureVector) []check.Check {
 			ID: id + "/" + sub, Doc: doc, Needs: []string{OpHash, OpVerify}, MissingReason: notSignatures,
 			Level: check.Must, Clause: cl.verify,
 			Explain: fmt.Sprintf("sends: verify {\"lease\", \"lease_text\", \"key_hex\": %q}\nexpects: %v", key, want),
-			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			Do: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, err := s.Call(ctx, OpVerify, verifyArgs(lease, key))
 				if err != nil {
 					return check.Broke(err)
@@ -253,7 +253,7 @@ func signatureChecks(cl *clauses, key string, v SignatureVector) []check.Check {
 			ID: id + "/lease", Doc: "the signed lease of " + v.Name + " validates as agent-lease", Needs: []string{OpValidate},
 			Level: check.Must, Clause: cl.wellFormed,
 			Explain: "sends: validate {\"shape\": \"agent-lease\", \"value\": <the vector's lease>}\nexpects: valid true",
-			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			Do: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, o, ok := validate(ctx, s, "signatures/"+v.Name+" lease", "agent-lease", v.Lease)
 				if !ok {
 					return o
@@ -268,7 +268,7 @@ func signatureChecks(cl *clauses, key string, v SignatureVector) []check.Check {
 			ID: id + "/hash", Doc: "hash of " + v.Name + "'s declaration equals the lease's declared_hash", Needs: []string{OpHash, OpVerify}, MissingReason: notSignatures,
 			Level: check.Must, Clause: cl.hash,
 			Explain: "sends: hash {\"value\": <the declaration>, \"value_text\": <its text>}\nexpects: " + declared.Str,
-			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			Do: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, err := s.Call(ctx, OpHash, textArgs(map[string]json.RawMessage{"value": json.RawMessage(v.Declared.String())}))
 				if err != nil {
 					return check.Broke(err)
@@ -299,7 +299,7 @@ func byRuleValidCheck(cl *clauses, f Fixture) check.Check {
 		Doc:     "invalid-by-rule/" + f.File + " is schema-valid, with a stated rule and path",
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <fixtures/invalid-by-rule/%s>}\nexpects: valid true", f.Shape, f.File),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			if f.Reason == "" {
 				return check.Failed("invalid-by-rule/"+f.File+": no .reason file.", "a .reason", "none")
 			}
@@ -357,7 +357,7 @@ func validRulesCheck(cl *clauses, f Fixture) check.Check {
 		Needs:         []string{OpRules},
 		MissingReason: notRules,
 		Explain:       "sends: rules {\"lease\": <fixtures/valid/" + f.File + ">} (no chain)\nexpects: []",
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			_, rules, o, ok := findings(ctx, s, f.Value, nil, false)
 			if !ok {
 				return o
@@ -388,7 +388,7 @@ func byRuleCheck(cl *clauses, f Fixture) check.Check {
 		Needs:         []string{OpRules},
 		MissingReason: notRules,
 		Explain:       fmt.Sprintf("sends: rules {\"lease\": <fixtures/invalid-by-rule/%s>} (%s)\nexpects: a finding of %s at %s", f.File, ctxNote, rule, path),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			if rule == "" {
 				return check.Skipped("not checked: the fixture states no rule (see cdc/rules/" + f.Name() + "/schema-valid)")
 			}

@@ -111,7 +111,7 @@ func (k keepToolArgs) Handle(ctx context.Context, op string, raw []byte) (json.R
 // which, and fails any other.
 func TestMayChoices(t *testing.T) {
 	l := loadSuite(t, sharedCorpus(t))
-	result := func(run *check.Run, id string) check.Result {
+	result := func(run *check.Execution, id string) check.Result {
 		for _, r := range run.Results {
 			if r.ID == id {
 				return r
@@ -169,11 +169,11 @@ func TestPermittedChoicesConform(t *testing.T) {
 	}
 	res := plan.Execute(t.Context())
 	n := res.Report.Counts
-	if res.ExitCode() != report.ExitOK || n.Fail != 0 || n.Warn != 1 || n.Pass != len(res.Run.Results)-1 {
+	if res.ExitCode() != report.ExitOK || n.Fail != 0 || n.Warn != 1 || n.Pass != len(res.Execution.Results)-1 {
 		t.Errorf("exit %d, %+v; want conformant with one warning", res.ExitCode(), n)
 	}
 	chose := map[string]string{}
-	for _, r := range res.Run.Results {
+	for _, r := range res.Execution.Results {
 		if r.Outcome != "" {
 			chose[r.ID] = r.Outcome
 		}

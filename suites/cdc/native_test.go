@@ -45,11 +45,11 @@ func TestNativeOfRunThatGaveUp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res := plan.Execute(ctx)
-	if res.Run.Complete {
+	if res.Execution.Complete {
 		t.Fatal("the run did not give up")
 	}
 	ran := 0
-	for _, r := range res.Run.Results {
+	for _, r := range res.Execution.Results {
 		if !strings.HasPrefix(r.Reason, "not run: ") {
 			ran++
 			if family(r.ID) == "canonical" {

@@ -525,7 +525,7 @@ func supValidateCheck(id, what string, sc SupplementCase, base, shape string, va
 		Doc:     check.Clip(check.OneLine(sc.Doc)),
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <%s>}\nexpects: %s", shape, base, expects),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			v, o, ok := validate(ctx, s, what, shape, value)
 			if !ok {
 				return o
@@ -550,7 +550,7 @@ func supPathCheck(id, what string, sc SupplementCase, base, shape string, value 
 		Doc:     "the rejection of supplement/" + sc.Name + " is at " + want,
 		Needs:   []string{OpValidate},
 		Explain: fmt.Sprintf("sends: validate {\"shape\": %q, \"value\": <%s>}\nexpects: one of the errors at instance path %s", shape, base, want),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			v, o, ok := validate(ctx, s, what, shape, value)
 			if !ok {
 				return o
@@ -577,7 +577,7 @@ func supRoundTripCheck(id, what string, sc SupplementCase, base, shape string, v
 		Doc:     check.Clip(check.OneLine(sc.Doc)),
 		Needs:   []string{OpRoundTrip},
 		Explain: fmt.Sprintf("sends: roundTrip {\"shape\": %q, \"value\": <%s>}\nexpects: %s still %s", shape, base, sc.Kept, check.Clip(want.String())),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpRoundTrip, map[string]any{"shape": shape, "value": json.RawMessage(value.String())})
 			if err != nil {
 				return check.Broke(err)
@@ -602,7 +602,7 @@ func supVerifyCheck(id, what string, sc SupplementCase, base, key string, lease 
 		Doc:     check.Clip(check.OneLine(sc.Doc)),
 		Needs:   []string{OpVerify},
 		Explain: fmt.Sprintf("sends: verify {\"lease\": <%s>, \"lease_text\", \"key_hex\": %q}\nexpects: %v", base, key, want),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpVerify, verifyArgs(lease, key))
 			if err != nil {
 				return check.Broke(err)

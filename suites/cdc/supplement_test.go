@@ -269,7 +269,7 @@ func TestNoSupplement(t *testing.T) {
 		}
 		res := plan.Execute(t.Context())
 		n := 0
-		for _, r := range res.Run.Results {
+		for _, r := range res.Execution.Results {
 			if strings.HasPrefix(r.ID, supplementPrefix) {
 				n++
 			}
@@ -277,8 +277,8 @@ func TestNoSupplement(t *testing.T) {
 		doc, _ := res.Native()
 		native := doc.(*NativeReport)
 		switch {
-		case off && (n != 0 || res.ExitCode() != report.ExitOK || len(res.Run.Results) != 97):
-			t.Errorf("--no-supplement: %d supplement checks of %d, exit %d", n, len(res.Run.Results), res.ExitCode())
+		case off && (n != 0 || res.ExitCode() != report.ExitOK || len(res.Execution.Results) != 97):
+			t.Errorf("--no-supplement: %d supplement checks of %d, exit %d", n, len(res.Execution.Results), res.ExitCode())
 		case !off && (n == 0 || res.ExitCode() != report.ExitFailed):
 			t.Errorf("with the supplement: %d supplement checks, exit %d", n, res.ExitCode())
 		case len(native.Failures) != 0 || native.ValidCount != 20 || native.InvalidCount != 26:

@@ -52,7 +52,7 @@ func load(t testing.TB, transport string) *check.Loaded {
 
 // statuses runs the suite against h and returns each check's status by
 // name ("fail" for a failed should check too), and the run.
-func statuses(t *testing.T, transport string, h adapter.Handler) (map[string]check.Status, *check.Run) {
+func statuses(t *testing.T, transport string, h adapter.Handler) (map[string]check.Status, *check.Execution) {
 	t.Helper()
 	run := checktest.Execute(t, load(t, transport).Suite, adapter.InProcess(h))
 	out := map[string]check.Status{}

@@ -100,7 +100,7 @@ func suite(transport string) *check.Suite {
 		s.Checks = append(s.Checks, check.Check{
 			ID: Name + "/" + in.name, Doc: in.doc, Explain: in.explain, Level: in.level, Clause: in.clause,
 			Needs: []string{OpCompose},
-			Run:   func(ctx context.Context, s *check.Session) check.Outcome { return in.run(ctx, s, e, in.doc) },
+			Do:    func(ctx context.Context, s *check.Session) check.Outcome { return in.run(ctx, s, e, in.doc) },
 		})
 	}
 	return s

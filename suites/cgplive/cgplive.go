@@ -132,7 +132,7 @@ func suite() *check.Suite {
 	for _, in := range infos {
 		s.Checks = append(s.Checks, check.Check{
 			ID: Name + "/" + in.name, Doc: in.doc, Explain: in.explain, Level: in.level, Clause: in.clause,
-			Run: func(ctx context.Context, s *check.Session) check.Outcome { return runCheck(ctx, s, in) },
+			Do: func(ctx context.Context, s *check.Session) check.Outcome { return runCheck(ctx, s, in) },
 		})
 	}
 	return s
@@ -172,13 +172,13 @@ type Native struct {
 }
 
 // native renders a run as upstream's report.
-func native(run *check.Run, spec check.Spec) any { return nativeOf(run, targetName(spec)) }
+func native(run *check.Execution, spec check.Spec) any { return nativeOf(run, targetName(spec)) }
 
 // nativeOf renders a run as upstream's report. A check the run never
 // judged (Result.NotRun: the provider could not be started, the run was
 // interrupted with the check in flight, or gave up) is skipped: a report of
 // an incomplete run charges the provider with nothing it did not finish.
-func nativeOf(run *check.Run, target string) Native {
+func nativeOf(run *check.Execution, target string) Native {
 	n := Native{Target: target, Checks: []NativeCheck{}}
 	status := map[check.Status]string{check.Pass: "pass", check.Fail: "fail", check.NotChecked: "skipped", check.Error: "fail"}
 	for _, r := range run.All() {
@@ -191,19 +191,19 @@ func nativeOf(run *check.Run, target string) Native {
 	return n
 }
 
-// Result is the outcome of Run: referee's run and upstream's report.
+// Result is the outcome of Check: referee's run and upstream's report.
 type Result struct {
-	Run    *check.Run
-	Native Native
-	Ack    *cgp.Envelope // the provider's ack on the main connection, if any
+	Execution *check.Execution
+	Native    Native
+	Ack       *cgp.Envelope // the provider's ack on the main connection, if any
 	// Unreachable says the provider could not be started or reached at all;
 	// Interrupted, that the run was cancelled. Either makes Run incomplete.
 	Unreachable, Interrupted bool
 }
 
-// Run runs the selected checks (all when selected is nil) against target
+// Check runs the selected checks (all when selected is nil) against target
 // through the engine, in the suite's order.
-func Run(ctx context.Context, target host.Target, selected []check.Check) *Result {
+func Check(ctx context.Context, target host.Target, selected []check.Check) *Result {
 	if selected == nil {
 		selected = suite().Checks
 	}
@@ -211,14 +211,14 @@ func Run(ctx context.Context, target host.Target, selected []check.Check) *Resul
 	c, err := dial(ctx, target)
 	if err != nil {
 		res.Unreachable = true
-		res.Run = check.Unstarted(selected, err, check.Evidence{})
+		res.Execution = check.Unstarted(selected, err, check.Evidence{})
 	} else {
-		res.Run = check.Execute(ctx, c, selected, check.Options{MaxEvidence: check.MaxEvidence})
+		res.Execution = check.Execute(ctx, c, selected, check.Options{MaxEvidence: check.MaxEvidence})
 		res.Ack = c.ack
 		c.Close()
 		res.Interrupted = ctx.Err() != nil
 	}
-	res.Native = nativeOf(res.Run, target.String())
+	res.Native = nativeOf(res.Execution, target.String())
 	return res
 }
 

@@ -154,8 +154,8 @@ var evidenceWords = map[string]string{
 
 func TestHonestProviderOverStdio(t *testing.T) {
 	t.Parallel()
-	res := cgplive.Run(context.Background(), stdioTarget(docsDir(t), ""), nil)
-	if !res.Run.Complete {
+	res := cgplive.Check(context.Background(), stdioTarget(docsDir(t), ""), nil)
+	if !res.Execution.Complete {
 		t.Fatal("run incomplete")
 	}
 	st := statuses(res)
@@ -180,7 +180,7 @@ func TestHonestProviderOverHTTP(t *testing.T) {
 	}
 	srv := httptest.NewServer(p.Handler())
 	defer srv.Close()
-	res := cgplive.Run(context.Background(), host.Target{URL: srv.URL + "/contextgraph"}, nil)
+	res := cgplive.Check(context.Background(), host.Target{URL: srv.URL + "/contextgraph"}, nil)
 	st := statuses(res)
 	if got, want := names(st, "skipped"), []string{correlation, embedding, malformed}; !slices.Equal(got, want) {
 		t.Errorf("skipped %v, want %v (the fresh-connection checks)", got, want)
@@ -207,7 +207,7 @@ func TestEveryModeFailsExactlyItsChecks(t *testing.T) {
 		}
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
-			res := cgplive.Run(context.Background(), stdioTarget(docs, m.Name), nil)
+			res := cgplive.Check(context.Background(), stdioTarget(docs, m.Name), nil)
 			st := statuses(res)
 			got := names(st, "fail")
 			w := slices.Clone(want)
@@ -256,11 +256,11 @@ func TestSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := cgplive.Run(context.Background(), stdioTarget(docsDir(t), ""), sel)
-	if len(res.Run.Results) != 2 {
-		t.Fatalf("%d results, want 2", len(res.Run.Results))
+	res := cgplive.Check(context.Background(), stdioTarget(docsDir(t), ""), sel)
+	if len(res.Execution.Results) != 2 {
+		t.Fatalf("%d results, want 2", len(res.Execution.Results))
 	}
-	for _, r := range res.Run.Results {
+	for _, r := range res.Execution.Results {
 		if r.Status != check.Pass {
 			t.Errorf("%s: %s %s", r.ID, r.Status, r.Reason)
 		}
@@ -269,11 +269,11 @@ func TestSelection(t *testing.T) {
 
 func TestUnstartableProviderIsIncomplete(t *testing.T) {
 	t.Parallel()
-	res := cgplive.Run(context.Background(), host.Target{Argv: []string{"/nonexistent/referee-test-provider"}}, nil)
-	if res.Run.Complete || !res.Unreachable {
+	res := cgplive.Check(context.Background(), host.Target{Argv: []string{"/nonexistent/referee-test-provider"}}, nil)
+	if res.Execution.Complete || !res.Unreachable {
 		t.Error("a provider that cannot start gave a complete run")
 	}
-	for _, r := range res.Run.Results {
+	for _, r := range res.Execution.Results {
 		if r.Status != check.Error || !strings.Contains(r.Reason, "could not be started") {
 			t.Errorf("%s: %s %s, want an error: the provider could not be started", r.ID, r.Status, r.Reason)
 		}
@@ -292,7 +292,7 @@ func allChecks(t testing.TB) []check.Check {
 
 func TestRefusesPlainHTTPOffLoopback(t *testing.T) {
 	t.Parallel()
-	res := cgplive.Run(context.Background(), host.Target{URL: "http://192.0.2.1/contextgraph"}, nil)
+	res := cgplive.Check(context.Background(), host.Target{URL: "http://192.0.2.1/contextgraph"}, nil)
 	if c := res.Native.Checks[0]; c.Status != "fail" || !strings.Contains(c.Evidence, "insecure transport") {
 		t.Errorf("handshake %s: %s", c.Status, c.Evidence)
 	}
@@ -307,9 +307,9 @@ func BenchmarkRunStdio(b *testing.B) {
 	}
 	target := stdioTarget(dir, "")
 	for b.Loop() {
-		res := cgplive.Run(context.Background(), target, nil)
-		if res.Run.Counts().Pass != 14 {
-			b.Fatalf("%+v", res.Run.Counts())
+		res := cgplive.Check(context.Background(), target, nil)
+		if res.Execution.Counts().Pass != 14 {
+			b.Fatalf("%+v", res.Execution.Counts())
 		}
 	}
 }
@@ -327,9 +327,9 @@ func BenchmarkRunHTTP(b *testing.B) {
 	srv := httptest.NewServer(p.Handler())
 	defer srv.Close()
 	for b.Loop() {
-		res := cgplive.Run(context.Background(), host.Target{URL: srv.URL}, nil)
-		if res.Run.Counts().Pass != 11 {
-			b.Fatalf("%+v", res.Run.Counts())
+		res := cgplive.Check(context.Background(), host.Target{URL: srv.URL}, nil)
+		if res.Execution.Counts().Pass != 11 {
+			b.Fatalf("%+v", res.Execution.Counts())
 		}
 	}
 }
@@ -338,7 +338,7 @@ func BenchmarkRunHTTP(b *testing.B) {
 // checks that judge frames.
 func TestNoFramesIsNotAPass(t *testing.T) {
 	t.Parallel()
-	res := cgplive.Run(context.Background(), stdioTarget(t.TempDir(), ""), nil)
+	res := cgplive.Check(context.Background(), stdioTarget(t.TempDir(), ""), nil)
 	st := statuses(res)
 	for _, n := range []string{validity, verify, budget, asOf, kinds, anchors, provenance} {
 		if st[n] != "skipped" {
@@ -481,7 +481,7 @@ func TestHostileProviders(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			res := cgplive.Run(ctx, hostileTarget(docs, tc.name), sel)
+			res := cgplive.Check(ctx, hostileTarget(docs, tc.name), sel)
 			ev := map[string]string{}
 			for _, c := range res.Native.Checks {
 				ev[c.Name] = c.Evidence
@@ -511,11 +511,11 @@ func TestInterruptedRunIsNotAVerdict(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	res := cgplive.Run(ctx, stdioTarget(docsDir(t), "hang-on-shutdown"), sel)
-	if res.Run.Complete || !res.Interrupted || res.Unreachable {
-		t.Fatalf("complete %v, interrupted %v, unreachable %v", res.Run.Complete, res.Interrupted, res.Unreachable)
+	res := cgplive.Check(ctx, stdioTarget(docsDir(t), "hang-on-shutdown"), sel)
+	if res.Execution.Complete || !res.Interrupted || res.Unreachable {
+		t.Fatalf("complete %v, interrupted %v, unreachable %v", res.Execution.Complete, res.Interrupted, res.Unreachable)
 	}
-	for _, r := range res.Run.Results {
+	for _, r := range res.Execution.Results {
 		if r.Status != check.Error || !strings.Contains(r.Reason, "interrupted") {
 			t.Errorf("%s: %s %q, want an error saying the run was interrupted", r.ID, r.Status, r.Reason)
 		}
@@ -531,16 +531,16 @@ func TestWeakKeyAttestationIsAShould(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := cgplive.Run(context.Background(), hostileTarget(docsDir(t), "weak-key"), sel)
-	r := res.Run.Results[0]
+	res := cgplive.Check(context.Background(), hostileTarget(docsDir(t), "weak-key"), sel)
+	r := res.Execution.Results[0]
 	if r.Status != check.Fail || r.Level != check.Should || !strings.Contains(r.Reason, "MalformedKey") || !slices.ContainsFunc(r.Evidence.Notes, func(n string) bool { return strings.Contains(n, "strict verifier") }) {
 		t.Errorf("%s %s: %s %v, want a should failure (MalformedKey) noting the strict verifier", r.Status, r.Level, r.Reason, r.Evidence.Notes)
 	}
-	if c := res.Run.Counts(); c.Warn != 1 || c.Fail != 0 {
+	if c := res.Execution.Counts(); c.Warn != 1 || c.Fail != 0 {
 		t.Errorf("counts %+v, want one warning", c)
 	}
 	// A forged signature under an honest key is a must failure.
-	honest := cgplive.Run(context.Background(), stdioTarget(docsDir(t), "forge-signature"), sel).Run.Results[0]
+	honest := cgplive.Check(context.Background(), stdioTarget(docsDir(t), "forge-signature"), sel).Execution.Results[0]
 	if honest.Status != check.Fail || honest.Level != check.Must {
 		t.Errorf("forge-signature: %s %s", honest.Status, honest.Level)
 	}

@@ -40,7 +40,7 @@ func TestProviderOverAwkwardFolder(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := cgplive.Run(context.Background(), stdioTarget(dir, ""), nil)
+	res := cgplive.Check(context.Background(), stdioTarget(dir, ""), nil)
 	for _, c := range res.Native.Checks {
 		if c.Status != "pass" {
 			t.Errorf("%s: %s: %s", c.Name, c.Status, c.Evidence)

@@ -47,7 +47,7 @@ exits as referee run does.`,
 			Flags:   []check.Flag{flagFormat, flagQuery, flagJSON, flagNoColor, flagCleanEnv},
 			Args:    [2]int{1, -1},
 			Dash:    true,
-			Run: func(ctx context.Context, inv *check.Invocation) error {
+			Action: func(ctx context.Context, inv *check.Invocation) error {
 				// The provider's stderr, copied live, as run copies it.
 				spec := check.Spec{Argv: inv.Args, Stderr: termsafe.NewWriter(inv.Stderr, "provider: "), Flags: inv.Flags}
 				if inv.Flags.Bool("clean-env") {
@@ -62,7 +62,7 @@ exits as referee run does.`,
 			Summary: "Inspect a provider served over HTTP",
 			Flags:   []check.Flag{flagFormat, flagQuery, flagJSON, flagNoColor, flagToken, flagTokenEnv},
 			Args:    [2]int{1, 1},
-			Run: func(ctx context.Context, inv *check.Invocation) error {
+			Action: func(ctx context.Context, inv *check.Invocation) error {
 				if err := loopbackOnly(inv.Args[0]); err != nil {
 					return err
 				}

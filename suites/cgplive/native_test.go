@@ -44,9 +44,9 @@ func TestNativeOfInterruptedRun(t *testing.T) {
 		Env:  append(os.Environ(), envDocs+"="+docsDir(t), envMode+"=hang-on-shutdown"),
 	}
 	plan, err := run.Prepare(&cgplive.Definition, spec, run.Options{
-		Run:   []string{"cgp/handshake", "cgp/shutdown-clean"},
-		Trace: adapter.NewTrace(&cancelOn{marker: []byte(`"type":"shutdown"`), cancel: cancel}),
-		Tool:  report.Tool{Name: "referee", Version: "test"},
+		Select: []string{"cgp/handshake", "cgp/shutdown-clean"},
+		Trace:  adapter.NewTrace(&cancelOn{marker: []byte(`"type":"shutdown"`), cancel: cancel}),
+		Tool:   report.Tool{Name: "referee", Version: "test"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestNativeOfInterruptedRun(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the interrupted run did not end")
 	}
-	if res.Run.Complete {
+	if res.Execution.Complete {
 		t.Fatal("an interrupted run is complete")
 	}
 	doc, ok := res.Native()

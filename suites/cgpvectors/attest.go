@@ -129,7 +129,7 @@ func attestationChecks(k *AttestationKey) []check.Check {
 		Explain: fmt.Sprintf("sends: %s {\"seed\": %q, \"signed_record_hash\": %q}\nexpects: ok %q (Ed25519 is deterministic; the message is %q followed by the hash's 32 raw bytes)",
 			OpSignRecordAttestation, hex.EncodeToString(k.Seed), rec.Hash, good, cgp.RecordAttestationDomain),
 		Clause: clauseRecordSigned,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpSignRecordAttestation, map[string]string{"seed": hex.EncodeToString(k.Seed), "signed_record_hash": rec.Hash})
 			if err != nil {
 				return check.Broke(err)
@@ -182,7 +182,7 @@ func attestationChecks(k *AttestationKey) []check.Check {
 			Needs:   []string{OpVerifyRecordAttestation},
 			Explain: fmt.Sprintf("sends: %s {\"record\": <%s>, \"attestation\": %s, \"public_key\": %q}\nexpects: ok %s", OpVerifyRecordAttestation, rec.Name, check.Clip(string(c.att)), c.pub, want),
 			Clause:  clause,
-			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			Do: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, err := s.Call(ctx, OpVerifyRecordAttestation, map[string]any{"record": raw(c.record), "attestation": c.att, "public_key": c.pub})
 				if err != nil {
 					return check.Broke(err)

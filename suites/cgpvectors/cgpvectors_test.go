@@ -49,7 +49,7 @@ func reference(t *testing.T, mode string) adapter.Starter {
 }
 
 func TestReferencePassesEmbedded(t *testing.T) {
-	run := checktest.Run(t, embeddedSuite(t), reference(t, ""))
+	run := checktest.RunSuite(t, embeddedSuite(t), reference(t, ""))
 	if n := run.Counts(); n.Pass != len(run.Results) {
 		t.Errorf("counts = %+v", n)
 	}
@@ -69,7 +69,7 @@ func TestReferencePassesShared(t *testing.T) {
 			if len(s.Checks) != 258 {
 				t.Errorf("%d checks, want 258", len(s.Checks))
 			}
-			run := checktest.Run(t, s, reference(t, ""))
+			run := checktest.RunSuite(t, s, reference(t, ""))
 			if n := run.Counts(); n.Pass != len(run.Results) {
 				t.Errorf("counts = %+v", n)
 			}

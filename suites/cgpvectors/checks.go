@@ -96,7 +96,7 @@ func normalizedCheck(d DigestCase, op, key string) check.Check {
 		Needs:   []string{op},
 		Explain: fmt.Sprintf("sends: %s {%q: %s}\nexpects: ok, an object whose RFC 8785 text is %s", op, key, check.Clip(d.Source.String()), check.Clip(strconv.Quote(want))),
 		Clause:  clauseMaterialize,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, op, withText(key, d.Source))
 			if err != nil {
 				return check.Broke(err)
@@ -153,7 +153,7 @@ func jcsCheck(prefix string, v canon.Value, want string) check.Check {
 		Needs:   []string{OpCanonicalize},
 		Explain: fmt.Sprintf("sends: canonicalize {\"value\": %s}\nexpects: ok, the string %s, byte for byte", check.Clip(v.String()), check.Clip(strconv.Quote(want))),
 		Clause:  clause,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			got, o, ok := canonicalize(ctx, s, map[string]json.RawMessage{"value": raw(v)}, want)
 			if !ok {
 				return o
@@ -170,7 +170,7 @@ func shaCheck(prefix string, v canon.Value, want string) check.Check {
 		Needs:   []string{OpDigest},
 		Explain: fmt.Sprintf("sends: digest {\"value\": %s}\nexpects: ok, the string %q", check.Clip(v.String()), want),
 		Clause:  clauseSHA256,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpDigest, map[string]json.RawMessage{"value": raw(v)})
 			if err != nil {
 				return check.Broke(err)
@@ -203,7 +203,7 @@ func strictCheck(c StrictCase) check.Check {
 		Needs:   []string{op},
 		Explain: fmt.Sprintf("sends: %s {%q: %s}\nexpects: %s", op, c.Target, check.Clip(c.Input.String()), want),
 		Clause:  clauseStrict,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, op, withText(c.Target, c.Input))
 			if err != nil {
 				return check.Broke(err)
@@ -236,7 +236,7 @@ func citationCheck(c Citation) check.Check {
 		Needs:   []string{OpCheckFrame},
 		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s (other violations may come with it)", check.Clip(c.Frame.String()), want),
 		Clause:  rulesClause([]string{cgp.RuleCitation}, ""),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			vd, o, ok := checkFrame(ctx, s, c.Frame, want)
 			if !ok {
 				return o
@@ -262,7 +262,7 @@ func validCheck(n Named) check.Check {
 		Needs:   []string{OpCheckFrame},
 		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s", check.Clip(n.Frame.String()), want),
 		Clause:  clauseValidFrame,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			vd, o, ok := checkFrame(ctx, s, n.Frame, want)
 			if !ok {
 				return o
@@ -289,7 +289,7 @@ func vectorNormalizedCheck(v Vector) check.Check {
 		Needs:   []string{OpCanonicalize},
 		Explain: fmt.Sprintf("sends: canonicalize {\"value_text\": %s}\nexpects: ok, the string %s", check.Clip(strconv.Quote(v.InputJSON)), check.Clip(strconv.Quote(want))),
 		Clause:  clauseVectorJCS,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			got, o, ok := canonicalize(ctx, s, map[string]string{"value_text": v.InputJSON}, want)
 			if !ok {
 				return o

@@ -173,7 +173,7 @@ func envelopeChecks(ec EnvelopeCase) []check.Check {
 			Needs:   []string{OpRoundTripEnvelope},
 			Explain: fmt.Sprintf("sends: %s {\"line\": %s}\nexpects: ok %s", OpRoundTripEnvelope, check.Clip(jstr(line)), check.Clip(jstr(ec.Line))),
 			Clause:  clause,
-			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			Do: func(ctx context.Context, s *check.Session) check.Outcome {
 				r, err := s.Call(ctx, OpRoundTripEnvelope, json.RawMessage(args))
 				if err != nil {
 					return check.Broke(err)

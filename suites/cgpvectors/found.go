@@ -210,7 +210,7 @@ func opCaseCheck(oc OpCase) check.Check {
 		Needs:   []string{oc.Op},
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s", oc.Op, check.Clip(string(args)), check.Clip(want)),
 		Clause:  clause,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, oc.Op, args)
 			if err != nil {
 				return check.Broke(err)

@@ -153,7 +153,7 @@ func frameRuleCheck(fc FrameRuleCase) check.Check {
 		Needs:   []string{OpCheckFrame},
 		Explain: fmt.Sprintf("sends: checkFrame {\"frame\": %s}\nexpects: ok %s (in any order, a rule may repeat)", check.Clip(fc.Frame.String()), want),
 		Clause:  rulesClause(fc.Rules, fc.Note),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			vd, o, ok := checkFrame(ctx, s, fc.Frame, want)
 			if !ok {
 				return o

@@ -52,7 +52,7 @@ func TestEveryFuzzedModeIsFound(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			out := t.TempDir()
-			s, err := fuzz.Run(t.Context(), &Definition, []fuzz.Impl{{Spec: check.Spec{Mode: m.Name}}}, fuzz.Options{
+			s, err := fuzz.Campaign(t.Context(), &Definition, []fuzz.Impl{{Spec: check.Spec{Mode: m.Name}}}, fuzz.Options{
 				Seed: 1, Count: fuzzCount, Out: out, Tool: fuzzTool, StopAfter: 1, ShrinkBudget: 300,
 			})
 			if err != nil {
@@ -91,7 +91,7 @@ func replayFound(t *testing.T, dir, mode string) {
 		switch {
 		case !res.Report.Complete:
 			t.Errorf("replay against mode %q did not complete", m)
-		case m == "" && (res.ExitCode() != report.ExitOK || c.Pass != len(res.Run.Results)):
+		case m == "" && (res.ExitCode() != report.ExitOK || c.Pass != len(res.Execution.Results)):
 			t.Errorf("the reference does not pass the corpus written: exit %d, %+v", res.ExitCode(), c)
 		case m != "" && c.Fail == 0:
 			t.Errorf("mode %s passes the corpus written: %+v", m, c)
@@ -103,7 +103,7 @@ func replayFound(t *testing.T, dir, mode string) {
 // target, no divergence and no vector it fails.
 func TestHonestReferenceFindsNothing(t *testing.T) {
 	t.Parallel()
-	s, err := fuzz.Run(t.Context(), &Definition, []fuzz.Impl{{Spec: check.Spec{}}}, fuzz.Options{Seed: 2, Count: 1500, Tool: fuzzTool})
+	s, err := fuzz.Campaign(t.Context(), &Definition, []fuzz.Impl{{Spec: check.Spec{}}}, fuzz.Options{Seed: 2, Count: 1500, Tool: fuzzTool})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,7 +122,7 @@ func (pc provCase) check() check.Check {
 		Needs:   []string{pc.op},
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s", pc.op, check.Clip(pc.args), jstr(pc.want)),
 		Clause:  opClause(pc.op),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, pc.op, json.RawMessage(pc.args))
 			if err != nil {
 				return check.Broke(err)
@@ -538,7 +538,7 @@ func proofCheck(name, doc string, leaves []cgp.Hash, index int, want cgp.Inclusi
 		Needs:   []string{OpInclusionProof},
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s (compared by RFC 8785 bytes)", OpInclusionProof, check.Clip(args), wantText),
 		Clause:  opClause(OpInclusionProof),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpInclusionProof, json.RawMessage(args))
 			if err != nil {
 				return check.Broke(err)
@@ -568,7 +568,7 @@ func verifyInclusionCheck(name, doc string, leaf cgp.Hash, p cgp.InclusionProof,
 		Needs:   []string{OpVerifyInclusion},
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s", OpVerifyInclusion, check.Clip(args), want),
 		Clause:  opClause(OpVerifyInclusion),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpVerifyInclusion, json.RawMessage(args))
 			if err != nil {
 				return check.Broke(err)

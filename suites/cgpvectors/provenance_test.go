@@ -175,7 +175,7 @@ func TestEnvelopesElsewhere(t *testing.T) {
 	if draft != 6 || !strings.Contains(s.Corpus, "head-00377ab") {
 		t.Errorf("%d envelope checks of the draft's lines (want 6: 3 lines x 2), corpus %s", draft, s.Corpus)
 	}
-	run := checktest.Run(t, s, reference(t, ""))
+	run := checktest.RunSuite(t, s, reference(t, ""))
 	if n := run.Counts(); n.Pass != len(run.Results) {
 		t.Errorf("counts = %+v", n)
 	}

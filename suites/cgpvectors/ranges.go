@@ -143,7 +143,7 @@ func rangeCheck(rc RangeCase) check.Check {
 		Needs:   []string{OpRangeDigest},
 		Explain: fmt.Sprintf("sends: %s {\"resource\": %s%s}\nexpects: ok %s", OpRangeDigest, strconv.Quote(rc.Text), map[bool]string{true: ", \"range\": " + strconv.Quote(rc.Range), false: ""}[rc.HasRange], want),
 		Clause:  clauseRange,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpRangeDigest, args)
 			if err != nil {
 				return check.Broke(err)

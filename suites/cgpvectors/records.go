@@ -182,7 +182,7 @@ func recordCheck(id, doc, sends string, rec canon.Value, want, hint, clause stri
 		Needs:   []string{OpRecordHash},
 		Explain: fmt.Sprintf("sends: %s {\"record\": <%s>}\nexpects: ok %q", OpRecordHash, sends, want),
 		Clause:  clause,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpRecordHash, map[string]json.RawMessage{"record": raw(rec)})
 			if err != nil {
 				return check.Broke(err)

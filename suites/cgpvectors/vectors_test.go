@@ -120,7 +120,7 @@ func TestVectorsDirPartial(t *testing.T) {
 	if !strings.HasSuffix(other.Corpus, "vectors from test: schema/reference-vectors.ndjson; embedded: record-hash-vectors.json, the 12 record fixtures, record-attestation-key.json, range-vectors.json, attestation-vectors.json") {
 		t.Errorf("corpus %s", other.Corpus)
 	}
-	run := checktest.Run(t, other, reference(t, ""))
+	run := checktest.RunSuite(t, other, reference(t, ""))
 	if n := run.Counts(); n.Pass != len(run.Results) {
 		t.Errorf("counts = %+v", n)
 	}
@@ -192,7 +192,7 @@ func TestVectorsDirShared(t *testing.T) {
 			if (s.CorpusDigest == emb.CorpusDigest) != (tt.dir == "index-newer") {
 				t.Errorf("digest %s, embedded %s", s.CorpusDigest, emb.CorpusDigest)
 			}
-			run := checktest.Run(t, s, reference(t, ""))
+			run := checktest.RunSuite(t, s, reference(t, ""))
 			if n := run.Counts(); n.Pass != len(run.Results) {
 				t.Errorf("counts = %+v", n)
 			}

@@ -76,7 +76,7 @@ func canonicalCheck(m Message) check.Check {
 		Explain: fmt.Sprintf("sends: canonicalJson {\"value\": %s, \"value_text\": the same text as a string}\nexpects: %s", check.Clip(string(m.Obj)), check.Clip(strconv.Quote(m.Canonical))),
 		Level:   check.Must,
 		Clause:  clauseCanonical,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			text, o, ok := canonicalJSON(ctx, s, m.Obj, m.Canonical)
 			if !ok {
 				return o
@@ -115,7 +115,7 @@ func frameCheck(m Message) check.Check {
 		Explain: fmt.Sprintf("sends: encodeFrame {\"value\": %s, \"value_text\": the same text as a string}\nexpects: %s (u32 big-endian length, then the canonical JSON)", check.Clip(string(m.Obj)), check.Clip(m.FrameHex)),
 		Level:   check.Must,
 		Clause:  clauseFrame,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			return encodeFrame(ctx, s, m.Obj, m.FrameHex)
 		},
 	}
@@ -182,7 +182,7 @@ func decodeCheck(m Message) check.Check {
 		Explain: fmt.Sprintf("sends: decodeMessage {\"payload_hex\": hex of the canonical text}, then canonicalJson of what it returned\nexpects: %s", check.Clip(strconv.Quote(m.Canonical))),
 		Level:   check.Must,
 		Clause:  clauseDecode,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			return decodeRoundTrip(ctx, s, []byte(m.Canonical), m.Canonical)
 		},
 	}
@@ -225,7 +225,7 @@ func invalidCheck(n Invalid) check.Check {
 		Explain: fmt.Sprintf("sends: decodeMessage {\"payload_hex\": %q}\n       (the payload as text: %s)\nexpects: err with code %q", check.Clip(hex.EncodeToString(n.Payload)), check.Clip(strconv.Quote(string(n.Payload))), n.Error),
 		Level:   check.Must,
 		Clause:  clauseInvalid,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			r, err := s.Call(ctx, OpDecode, payloadArgs(n.Payload))
 			if err != nil {
 				return check.Broke(err)
@@ -255,7 +255,7 @@ func decodeCaseCheck(d DecodeCase) check.Check {
 		Explain: fmt.Sprintf("sends: decodeMessage {\"payload_hex\": %q}, then canonicalJson of what it returned\nexpects: %s", check.Clip(hex.EncodeToString(d.Payload)), check.Clip(strconv.Quote(d.Canonical))),
 		Level:   check.Must,
 		Clause:  clauseDecodeRef,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			return decodeRoundTrip(ctx, s, d.Payload, d.Canonical)
 		},
 	}
@@ -291,7 +291,7 @@ func limitCheck(l Limit) check.Check {
 		Explain: fmt.Sprintf("sends: encodeFrame {\"value\": a request whose canonical JSON is %d bytes, padded in \"p\"}\nexpects: %s", l.PayloadBytes, expect),
 		Level:   check.Must,
 		Clause:  clauseLimit,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			payload := padded(l.PayloadBytes)
 			if l.Error == "" {
 				frame := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
@@ -333,7 +333,7 @@ func refuseCheck(r Refusal, op string) check.Check {
 		Explain: fmt.Sprintf("sends: %s {\"value\": %s, \"value_text\": the same text as a string}\nexpects: err (with any code, or none: the reference's TypeError has none)", op, check.Clip(r.Text)),
 		Level:   check.Must,
 		Clause:  clause,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			res, err := s.Call(ctx, op, valueArgs(json.RawMessage(r.Text)))
 			if err != nil {
 				return check.Broke(err)

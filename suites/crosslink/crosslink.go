@@ -308,6 +308,6 @@ func load(opts check.LoadOptions) (*check.Loaded, error) {
 	return &check.Loaded{
 		Suite:     &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: cp.checks()},
 		Reference: check.ReferenceOf(Reference),
-		Native:    func(run *check.Run, _ check.Spec) any { return Native(run) },
+		Native:    func(run *check.Execution, _ check.Spec) any { return Native(run) },
 	}, nil
 }

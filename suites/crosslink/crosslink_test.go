@@ -59,7 +59,7 @@ func reference(t *testing.T, mode string) adapter.Starter {
 }
 
 func TestReferencePassesEmbedded(t *testing.T) {
-	run := checktest.Run(t, embeddedSuite(t), reference(t, ""))
+	run := checktest.RunSuite(t, embeddedSuite(t), reference(t, ""))
 	if n := run.Counts(); n.Pass != len(run.Results) {
 		t.Errorf("counts = %+v", n)
 	}
@@ -68,7 +68,7 @@ func TestReferencePassesEmbedded(t *testing.T) {
 func TestReferencePassesUpstream(t *testing.T) {
 	dir := sharedtest.Dir(t, "the upstream Crosslink fixtures live in ../shared/corpora/crosslink")
 	l := loadDir(t, filepath.Join(dir, "corpora", "crosslink"))
-	run := checktest.Run(t, l.Suite, reference(t, ""))
+	run := checktest.RunSuite(t, l.Suite, reference(t, ""))
 	native, ok := l.Native(run, check.Spec{}).(*NativeReport)
 	if !ok {
 		t.Fatalf("Loaded.Native gives %T", l.Native(run, check.Spec{}))
@@ -388,7 +388,7 @@ func TestDefinition(t *testing.T) {
 // TestNativeThroughPipeline: the run pipeline renders upstream's report
 // through Loaded.Native.
 func TestNativeThroughPipeline(t *testing.T) {
-	plan, err := run.Prepare(&Definition, check.Spec{Mode: "version-late"}, run.Options{Run: []string{"crosslink/invalid/order-version-before-structure"}})
+	plan, err := run.Prepare(&Definition, check.Spec{Mode: "version-late"}, run.Options{Select: []string{"crosslink/invalid/order-version-before-structure"}})
 	if err != nil {
 		t.Fatal(err)
 	}

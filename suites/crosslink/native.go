@@ -24,7 +24,7 @@ type NativeFailure struct {
 // Native renders a run as upstream's report. A check that ended in error (the
 // adapter broke) is a failure whose actual is "error: " and the reason; a
 // not-checked one is neither passed nor failed, as upstream has no such state.
-func Native(run *check.Run) *NativeReport {
+func Native(run *check.Execution) *NativeReport {
 	r := &NativeReport{Failures: []NativeFailure{}}
 	for _, res := range run.All() {
 		name, op := nativeName(res.ID)

@@ -157,7 +157,7 @@ func missingRecord(section, name string) check.Check {
 		Doc:    "recorded.json has an entry for " + section + " " + name,
 		Level:  check.Must,
 		Clause: clauseRecorded,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			return check.Failed("drift from recorded.json: it has no "+section+" entry "+name, "an entry", "none")
 		},
 	}
@@ -218,7 +218,7 @@ func canonCheck(v CanonVector, rec *recorder) check.Check {
 		Explain: "sends: canonicalize " + inputDesc(v) + "\nexpects: " + check.Clip(expectedCanon(v)),
 		Level:   check.Must,
 		Clause:  canonClause(v),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			text, code, o, ok := canonicalize(ctx, s, v)
 			if !ok {
 				return o
@@ -279,7 +279,7 @@ func recordedCanonCheck(v CanonVector, e RecordedCanon) check.Check {
 		Explain: "sends: canonicalize " + inputDesc(v) + "\nexpects: " + want + " (from recorded.json)",
 		Level:   check.Must,
 		Clause:  clauseRecorded,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			text, code, o, ok := canonicalize(ctx, s, v)
 			if !ok {
 				return o

@@ -101,7 +101,7 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 	return &check.Loaded{
 		Suite:     &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: checks},
 		Reference: check.ReferenceOf(Reference),
-		Native:    func(run *check.Run, _ check.Spec) any { return Native(run) },
+		Native:    func(run *check.Execution, _ check.Spec) any { return Native(run) },
 		After: func(a check.AfterRun) error {
 			return after(a, cp, rec, record, results)
 		},
@@ -132,15 +132,15 @@ func after(a check.AfterRun, cp *corpusData, rec *recorder, record, results stri
 		if err := os.MkdirAll(results, 0o755); err != nil {
 			return &check.UsageError{Err: fmt.Errorf("--results: %w", err)}
 		}
-		if err := writeJSONFile(filepath.Join(results, "report.json"), Native(a.Run)); err != nil {
+		if err := writeJSONFile(filepath.Join(results, "report.json"), Native(a.Execution)); err != nil {
 			return &check.UsageError{Err: fmt.Errorf("--results: %w", err)}
 		}
 	}
 	if record == "" {
 		return nil
 	}
-	if !a.Run.Complete || !a.Full {
-		return check.Usagef("--record: not written: ground truth comes only from a complete run of every check (this run was %s)", map[bool]string{true: "a selection", false: "incomplete"}[a.Run.Complete])
+	if !a.Execution.Complete || !a.Full {
+		return check.Usagef("--record: not written: ground truth comes only from a complete run of every check (this run was %s)", map[bool]string{true: "a selection", false: "incomplete"}[a.Execution.Complete])
 	}
 	if err := writeJSONFile(record, rec.recorded(cp, a.Implementation)); err != nil {
 		return &check.UsageError{Err: fmt.Errorf("--record: %w", err)}

@@ -92,7 +92,7 @@ func readRecordedFile(t *testing.T, path string) *Recorded {
 
 func TestReferencePasses(t *testing.T) {
 	s := loadSuite(t, nil)
-	run := checktest.Run(t, s, reference(t, ""))
+	run := checktest.RunSuite(t, s, reference(t, ""))
 	if n := run.Counts(); n.Pass != len(s.Checks) {
 		t.Errorf("counts = %+v", n)
 	}
@@ -195,7 +195,7 @@ func TestEmbeddedHoldsTheDraft(t *testing.T) {
 		t.Errorf("seed/ts differ")
 	}
 	// The draft directory itself runs as a corpus and passes.
-	checktest.Run(t, loadDir(t, dir, nil).Suite, reference(t, ""))
+	checktest.RunSuite(t, loadDir(t, dir, nil).Suite, reference(t, ""))
 }
 
 func TestEmbeddedCoverage(t *testing.T) {
@@ -233,7 +233,7 @@ func TestWycheproof(t *testing.T) {
 	if n != 151 {
 		t.Fatalf("%d Wycheproof checks, want 151", n)
 	}
-	checktest.Run(t, s, reference(t, ""))
+	checktest.RunSuite(t, s, reference(t, ""))
 }
 
 // record runs the suite from dir ("" for the embedded corpus) with
@@ -243,7 +243,7 @@ func record(t *testing.T, dir string, start adapter.Starter, implementation stri
 	path := filepath.Join(t.TempDir(), "recorded.json")
 	l := loadDir(t, dir, check.FlagValues{FlagRecord: path})
 	run := checktest.Execute(t, l.Suite, start)
-	if err := l.After(check.AfterRun{Run: run, Implementation: implementation, Full: true}); err != nil {
+	if err := l.After(check.AfterRun{Execution: run, Implementation: implementation, Full: true}); err != nil {
 		t.Fatal(err)
 	}
 	return readRecordedFile(t, path)
@@ -342,7 +342,7 @@ func TestAfter(t *testing.T) {
 	} {
 		r := *run
 		r.Complete = tt.complete
-		err := l.After(check.AfterRun{Run: &r, Implementation: "x", Full: tt.full})
+		err := l.After(check.AfterRun{Execution: &r, Implementation: "x", Full: tt.full})
 		want := "--record: not written: ground truth comes only from a complete run of every check (this run was " + tt.want + ")"
 		var ue *check.UsageError
 		if err == nil || err.Error() != want || !errors.As(err, &ue) {
@@ -360,7 +360,7 @@ func TestAfter(t *testing.T) {
 		t.Errorf("report.json: format %q, passed %d, failed %d", rep.Format, rep.Passed, rep.Failed)
 	}
 
-	if err := l.After(check.AfterRun{Run: run, Implementation: "x", Full: true}); err != nil {
+	if err := l.After(check.AfterRun{Execution: run, Implementation: "x", Full: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readRecordedFile(t, recorded); got.Implementation != "x" {
@@ -376,7 +376,7 @@ func TestAfter(t *testing.T) {
 
 	// A file that cannot be written is a usage error naming the flag.
 	l = loadDir(t, "", check.FlagValues{FlagRecord: filepath.Join(dir, "no", "such", "dir", "recorded.json")})
-	err := l.After(check.AfterRun{Run: run, Implementation: "x", Full: true})
+	err := l.After(check.AfterRun{Execution: run, Implementation: "x", Full: true})
 	var ue *check.UsageError
 	if err == nil || !strings.HasPrefix(err.Error(), "--record: ") || !errors.As(err, &ue) {
 		t.Errorf("After = %v, want a --record usage error", err)
@@ -536,7 +536,7 @@ func TestNodeAdapter(t *testing.T) {
 }
 
 func TestNativeCountsEveryNonPassAsFailed(t *testing.T) {
-	run := &check.Run{Results: []check.Result{
+	run := &check.Execution{Results: []check.Result{
 		{ID: "fablepool/signing/a", Status: check.Pass},
 		{ID: "fablepool/signing/b", Status: check.Fail, Expected: "x", Actual: "y"},
 		{ID: "fablepool/recorded/c", Status: check.Error, Reason: "adapter exited"},

@@ -29,7 +29,7 @@ type NativeResult struct {
 // Native renders a run as report.json. The profile has only ok true or
 // false, so an error or a not-checked check is a failure whose actual says
 // why: nothing unverified is counted as passed or quietly left out.
-func Native(run *check.Run) *NativeReport {
+func Native(run *check.Execution) *NativeReport {
 	r := &NativeReport{Format: NativeFormat, Results: []NativeResult{}}
 	for _, res := range run.All() {
 		rest, _ := strings.CutPrefix(res.ID, Name+"/")

@@ -116,7 +116,7 @@ func scenarioCheck(ss Scenarios, sc Scenario, rec *recorder) check.Check {
 		Level:   check.Must,
 		Clause:  clause,
 		Explain: fmt.Sprintf("sends: sign_op of the %s body (seed %s..., ts %d; as body and body_text), applies the mutations %s to the signed op, then verify_op (as op and op_text%s)\nexpects: %s", sc.Type, ss.Seed[:8], ss.TS, muts, spelled(sc.Spelling), expect),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			_, op, o, ok := ss.signOp(ctx, s, sc)
 			if !ok {
 				return o
@@ -198,7 +198,7 @@ func recordedOpCheck(ss Scenarios, sc Scenario, e RecordedOp) check.Check {
 		Level:   check.Must,
 		Clause:  clauseRecorded,
 		Explain: fmt.Sprintf("sends: sign_op of the scenario's body, then canonicalize of its body and of the op\nexpects: id %s, sig %s... (from recorded.json)", e.ID, e.Sig[:min(16, len(e.Sig))]),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			_, op, o, ok := ss.signOp(ctx, s, sc)
 			if !ok {
 				return o

@@ -63,7 +63,7 @@ func signingChecks(v SignVector, rec *recorder) []check.Check {
 			ID: id + "/public_key", Doc: "the RFC 8032 public key of " + v.Name + "'s seed", Needs: []string{OpPublicKey},
 			Level: check.Must, Clause: clausePublicKey,
 			Explain: fmt.Sprintf("sends: public_key {\"seed\": %q}\nexpects: %s", v.Seed, v.PublicKey),
-			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			Do: func(ctx context.Context, s *check.Session) check.Outcome {
 				got, o, ok := hexResult(ctx, s, OpPublicKey, keyArgs, v.PublicKey)
 				if !ok {
 					return o
@@ -76,7 +76,7 @@ func signingChecks(v SignVector, rec *recorder) []check.Check {
 			ID: id + "/sign", Doc: "the deterministic Ed25519 signature of " + v.Name + "'s message", Needs: []string{OpSign},
 			Level: check.Must, Clause: clauseSign,
 			Explain: fmt.Sprintf("sends: sign {\"seed\": %q, \"message_hex\": %q} twice\nexpects: %s both times", v.Seed, check.Clip(v.MessageHex), v.Signature),
-			Run: func(ctx context.Context, s *check.Session) check.Outcome {
+			Do: func(ctx context.Context, s *check.Session) check.Outcome {
 				got, o, ok := hexResult(ctx, s, OpSign, signArgs, v.Signature)
 				if !ok {
 					return o
@@ -102,7 +102,7 @@ func verifyCheck(id, doc, clause, pub, msg, sig string, want bool) check.Check {
 	return check.Check{
 		ID: id, Doc: doc, Needs: []string{OpVerify}, Level: check.Must, Clause: clause,
 		Explain: fmt.Sprintf("sends: verify {\"public_key\": %q, \"message_hex\": %q, \"signature\": %q}\nexpects: %v", pub, check.Clip(msg), sig, want),
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			got, o, ok := verifyResult(ctx, s, pub, msg, sig, want)
 			if !ok {
 				return o
@@ -140,7 +140,7 @@ func recordedSigningCheck(v SignVector, e RecordedSigning) check.Check {
 		Explain: fmt.Sprintf("sends: public_key and sign for %s\nexpects: public_key %s, signature %s (from recorded.json)", v.Name, e.PublicKey, e.Signature),
 		Level:   check.Must,
 		Clause:  clauseRecorded,
-		Run: func(ctx context.Context, s *check.Session) check.Outcome {
+		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			pub, o, ok := hexResult(ctx, s, OpPublicKey, map[string]string{"seed": v.Seed}, e.PublicKey)
 			if !ok {
 				return o

@@ -556,7 +556,7 @@ func (vf *vectorFile) canonCheck(i int, p prepared) check.Check {
 		Needs:       needsText,
 		Level:       p.class.level,
 		Clause:      p.class.clause,
-		Run:         func(ctx context.Context, s *check.Session) check.Outcome { return vf.run(ctx, s, i) },
+		Do:          func(ctx context.Context, s *check.Session) check.Outcome { return vf.run(ctx, s, i) },
 		ExplainFunc: func() string { return vf.explain(i) },
 	}
 	if p.class.hex {

@@ -44,7 +44,7 @@ func sharedDir(t *testing.T) string {
 	return dir
 }
 
-func runSuite(t *testing.T, s *check.Suite, start adapter.Starter) *check.Run {
+func runSuite(t *testing.T, s *check.Suite, start adapter.Starter) *check.Execution {
 	t.Helper()
 	c, err := adapter.Dial(context.Background(), start, Name, adapter.Options{})
 	if err != nil {
@@ -63,7 +63,7 @@ func TestReferencePasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := checktest.Run(t, l.Suite, adapter.InProcess(h))
+	run := checktest.RunSuite(t, l.Suite, adapter.InProcess(h))
 	if n := run.Counts(); n.Pass != len(run.Results) || n.Pass < 300 {
 		t.Errorf("counts = %+v", n)
 	}
