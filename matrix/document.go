@@ -1,7 +1,9 @@
 package matrix
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/refereehq/referee/report"
@@ -43,11 +45,47 @@ func (m *Matrix) docGroups() []DocGroup {
 	return out
 }
 
-// Regroup computes the "groups" member of a referee-matrix/1 document from
-// its implementations' reports, for a matrix whose reports were merged
-// from shards (merge.Options.Regroup).
-func Regroup(impls []report.NamedReport) (json.RawMessage, error) {
-	return json.Marshal(FromReports(impls).docGroups())
+// ExitCode is the document's verdict, as Matrix.ExitCode.
+func (d *Document) ExitCode() int {
+	return FromReports(d.Implementations).ExitCode()
+}
+
+// ReadDocument decodes a referee-matrix/1 document and reads each
+// implementation's report as report.Read does.
+func ReadDocument(data []byte) (*Document, error) {
+	var raw struct {
+		Format          string `json:"format"`
+		Implementations []struct {
+			Name   string          `json:"name"`
+			Report json.RawMessage `json:"report"`
+		} `json:"implementations"`
+		Groups []DocGroup `json:"groups"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", Format, err)
+	}
+	if raw.Format != Format {
+		return nil, fmt.Errorf("format %q: want %q", raw.Format, Format)
+	}
+	if len(raw.Implementations) == 0 {
+		return nil, fmt.Errorf("%s: no implementations", Format)
+	}
+	d := &Document{Format: raw.Format, Groups: raw.Groups}
+	seen := map[string]bool{}
+	for i, im := range raw.Implementations {
+		if im.Name == "" || seen[im.Name] {
+			return nil, fmt.Errorf("%s: implementation %d: name %q is empty or not unique", Format, i, im.Name)
+		}
+		seen[im.Name] = true
+		r, err := report.Read(im.Report)
+		if err != nil {
+			return nil, fmt.Errorf("%s: implementation %q: %w", Format, im.Name, err)
+		}
+		d.Implementations = append(d.Implementations, report.NamedReport{Name: im.Name, Report: r})
+	}
+	return d, nil
 }
 
 // WriteJSON writes the matrix as an indented referee-matrix/1 document.

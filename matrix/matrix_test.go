@@ -3,7 +3,6 @@ package matrix_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/matrix"
-	"github.com/refereehq/referee/merge"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/run"
 	"github.com/refereehq/referee/suites/jcs"
@@ -169,41 +167,23 @@ func TestMatrix(t *testing.T) {
 		t.Errorf("the matrix document does not validate: %v", err)
 	}
 
-	// The document reads back as merge reads it, and the groups laid out
-	// from its reports (merge.Options.Regroup) are the run's own.
-	back, err := merge.ReadMatrix(doc.Bytes())
+	// The document reads back (as merge reads it), groups and all, and the
+	// groups laid out again from its reports (as merge lays out a merged
+	// matrix's) are the run's own.
+	back, err := matrix.ReadDocument(doc.Bytes())
 	if err != nil {
-		t.Fatalf("merge cannot read the document: %v", err)
+		t.Fatalf("the document does not read back: %v", err)
 	}
 	again := matrix.FromReports(back.Implementations)
 	if !reflect.DeepEqual(again.Groups, m.Groups) || !slices.Equal(again.Checks, m.Checks) || again.Suite != "jcs" {
 		t.Errorf("the matrix laid out from the document's reports differs from the run's")
 	}
-	regrouped, err := matrix.Regroup(back.Implementations)
-	if err != nil {
-		t.Fatal(err)
+	if len(back.Groups) == 0 || !reflect.DeepEqual(back.Groups, m.Document().Groups) {
+		t.Errorf("the document's groups read back as %+v, want %+v", back.Groups, m.Document().Groups)
 	}
-	var fromDoc struct {
-		Groups json.RawMessage `json:"groups"`
+	if regrouped := again.Document().Groups; !reflect.DeepEqual(regrouped, back.Groups) {
+		t.Errorf("groups laid out from the reports %+v, the document has %+v", regrouped, back.Groups)
 	}
-	if err := json.Unmarshal(doc.Bytes(), &fromDoc); err != nil {
-		t.Fatal(err)
-	}
-	if !sameJSON(t, regrouped, fromDoc.Groups) {
-		t.Errorf("Regroup gives %s, the document has %s", regrouped, fromDoc.Groups)
-	}
-}
-
-func sameJSON(t *testing.T, a, b []byte) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &y); err != nil {
-		t.Fatal(err)
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 func b2i(b bool) int {

@@ -1,13 +1,14 @@
 package merge_test
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/matrix"
 	"github.com/refereehq/referee/merge"
 	"github.com/refereehq/referee/report"
 )
@@ -18,12 +19,12 @@ func matrixShards(t *testing.T, n int, modes ...string) []merge.Input {
 	t.Helper()
 	var in []merge.Input
 	for i := 1; i <= n; i++ {
-		m := merge.Matrix{Format: merge.MatrixFormat, Groups: json.RawMessage(`[{"partial":true}]`)}
+		var impls []report.NamedReport
 		for _, mode := range modes {
 			res := jcsRun(t, mode, report.Shard{Index: i, Count: n}, "")
-			m.Implementations = append(m.Implementations, report.NamedReport{Name: "impl-" + mode, Report: res.Report})
+			impls = append(impls, report.NamedReport{Name: "impl-" + mode, Report: res.Report})
 		}
-		in = append(in, merge.Input{Name: fmt.Sprintf("matrix-%d.json", i), Data: encode(t, m)})
+		in = append(in, merge.Input{Name: fmt.Sprintf("matrix-%d.json", i), Data: encode(t, matrix.FromReports(impls).Document())})
 	}
 	return in
 }
@@ -32,46 +33,44 @@ func TestMergeMatrices(t *testing.T) {
 	t.Parallel()
 	modes := []string{"", "codepoint-order"}
 	parts := matrixShards(t, 3, modes...)
-	var regrouped []report.NamedReport
-	res, err := merge.Merge(parts, merge.Options{
-		Suite: suiteOrder(t),
-		Regroup: func(impls []report.NamedReport) (json.RawMessage, error) {
-			regrouped = impls
-			return json.RawMessage(`[{"recomputed":true}]`), nil
-		},
-	})
+	res, err := merge.Merge(parts, merge.Options{Suite: suiteOrder(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Report != nil || res.Matrix == nil || len(res.Matrix.Implementations) != len(modes) {
 		t.Fatalf("result %+v", res)
 	}
+	var whole []report.NamedReport
 	for i, mode := range modes {
 		im := res.Matrix.Implementations[i]
 		if im.Name != "impl-"+mode {
 			t.Errorf("implementation %d is %s", i, im.Name)
 		}
-		sameChecks(t, im.Report, jcsRun(t, mode, report.Shard{}, "").Report)
+		r := jcsRun(t, mode, report.Shard{}, "").Report
+		sameChecks(t, im.Report, r)
+		whole = append(whole, report.NamedReport{Name: im.Name, Report: r})
 	}
-	if string(res.Matrix.Groups) != `[{"recomputed":true}]` || len(regrouped) != len(modes) || regrouped[1].Report != res.Matrix.Implementations[1].Report {
-		t.Errorf("groups %s, regrouped %d implementations", res.Matrix.Groups, len(regrouped))
+	// The groups are the whole run's, not any shard's.
+	want := matrix.FromReports(whole).Document().Groups
+	if !reflect.DeepEqual(res.Matrix.Groups, want) {
+		t.Errorf("merged groups %+v, the unsharded run's %+v", res.Matrix.Groups, want)
+	}
+	for _, p := range parts {
+		shard, err := matrix.ReadDocument(p.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reflect.DeepEqual(shard.Groups, want) {
+			t.Errorf("%s has the whole run's groups: the test cannot tell a regrouped matrix from a shard's", p.Name)
+		}
 	}
 	if got := res.ExitCode(); got != report.ExitFailed {
 		t.Errorf("an honest and a broken implementation: exit %d, want 1", got)
 	}
 	// It reads back as a matrix.
-	m, err := merge.ReadMatrix(encode(t, res.Matrix))
+	m, err := matrix.ReadDocument(encode(t, res.Matrix))
 	if err != nil || len(m.Implementations) != 2 {
 		t.Fatalf("the merged matrix does not read back: %v", err)
-	}
-
-	// Without Regroup, no groups: shards' groups are partial.
-	res, err = merge.Merge(parts, merge.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Matrix.Groups != nil || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "no groups") {
-		t.Errorf("groups %s, notes %q", res.Matrix.Groups, res.Notes)
 	}
 	// A missing shard: incomplete, 3.
 	res, err = merge.Merge(parts[1:], merge.Options{})

@@ -18,6 +18,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/internal/regularfile"
+	"github.com/refereehq/referee/matrix"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/run"
 )
@@ -33,9 +34,6 @@ type Options struct {
 	// must select some check of the suite. Without it, the merged checks are
 	// sorted by ID, and baseline patterns must select a merged check.
 	Suite func(report.Suite) []string
-	// Regroup, if set, computes a merged matrix's groups from its merged
-	// reports; without it the merged matrix has none.
-	Regroup func([]report.NamedReport) (json.RawMessage, error)
 	// MaxFileSize bounds each file Files reads (regularfile.Limit).
 	MaxFileSize int64
 }
@@ -50,14 +48,14 @@ type Input struct {
 type Result struct {
 	Report    *report.Report   // when the inputs were reports
 	Execution *check.Execution // the verdicts Report was judged from
-	Matrix    *Matrix          // when the inputs were matrices
+	Matrix    *matrix.Document // when the inputs were matrices
 	// Notes say what the user should know: why the merge is incomplete,
 	// what it dropped.
 	Notes []string
 }
 
 // ExitCode is the merged verdict under the exit-code contract
-// (report.ExitCode; Matrix.ExitCode for a matrix).
+// (report.ExitCode; matrix.Matrix.ExitCode for a matrix).
 func (r *Result) ExitCode() int {
 	if r.Matrix != nil {
 		return r.Matrix.ExitCode()
@@ -95,8 +93,8 @@ func Merge(inputs []Input, o Options) (*Result, error) {
 			return nil, check.Usagef("merge: %s: %v", in.Name, err)
 		}
 		switch format {
-		case MatrixFormat:
-			m, err := ReadMatrix(in.Data)
+		case matrix.Format:
+			m, err := matrix.ReadDocument(in.Data)
 			if err != nil {
 				return nil, check.Usagef("merge: %s: %v", in.Name, err)
 			}
@@ -111,7 +109,7 @@ func Merge(inputs []Input, o Options) (*Result, error) {
 	}
 	if len(reports) > 0 && len(matrices) > 0 {
 		return nil, check.Usagef("merge: %s is a %s report and %s a %s document: merge reports with reports, matrices with matrices",
-			reports[0].name, report.Format, matrices[0].name, MatrixFormat)
+			reports[0].name, report.Format, matrices[0].name, matrix.Format)
 	}
 	if len(matrices) > 0 {
 		return mergeMatrices(matrices, o)

@@ -55,7 +55,7 @@ EXIT STATUS
 			if err := checkOutputs(outs); err != nil {
 				return err
 			}
-			res, err := merge.Files(args, merge.Options{KnownFailing: knownFailing, KnownFlaky: knownFlaky, MaxFileSize: int64(*maxFileSize), Suite: suiteOrder, Regroup: matrix.Regroup})
+			res, err := merge.Files(args, merge.Options{KnownFailing: knownFailing, KnownFlaky: knownFlaky, MaxFileSize: int64(*maxFileSize), Suite: suiteOrder})
 			if err != nil {
 				removeStale(e, outs)
 				return err
@@ -103,7 +103,7 @@ func suiteOrder(s report.Suite) []string {
 }
 
 // writeMergedMatrix writes a merged matrix: JSON, HTML and Markdown.
-func writeMergedMatrix(e *env, r *reportFlags, m *merge.Matrix) error {
+func writeMergedMatrix(e *env, r *reportFlags, m *matrix.Document) error {
 	write := map[string]func(io.Writer) error{
 		"json": func(w io.Writer) error { return report.WriteNative(w, m) },
 		"html": func(w io.Writer) error { return report.WriteHTMLMatrix(w, m.Implementations) },
