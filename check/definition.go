@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	"github.com/refereehq/referee/adapter"
@@ -75,11 +75,10 @@ type FuzzSpec struct {
 	Targets []FuzzTarget
 	// Files lays entries (what FuzzTarget.Vector makes) out as the files
 	// of a corpus of the suite's format, without a manifest: path (slash
-	// separated, relative) to content.
+	// separated, relative) to content. The engine reads them back through
+	// the suite's Load (LoadOptions.FS), as `referee run SUITE --corpus
+	// DIR` replays the corpus it writes.
 	Files func(entries []any) (map[string][]byte, error)
-	// Read builds the checks of such a corpus, with the reader the suite's
-	// Load uses when `referee run SUITE --corpus DIR` replays one.
-	Read func(c *corpus.Corpus) ([]Check, error)
 	// Proof is what the fuzz proof test asks of the suite.
 	Proof FuzzProof
 }
@@ -95,22 +94,26 @@ type FuzzProof struct {
 	Elsewhere string
 }
 
-// Checks makes the checks of one entry as a replay of it does: the entry
-// laid out by Files, held in memory, and read back by Read.
-func (s *FuzzSpec) Checks(entry any) ([]Check, error) {
-	files, err := s.Files([]any{entry})
+// FuzzChecks makes the checks of one fuzz entry as a replay of it does:
+// the entry laid out by def.Fuzz.Files, held in memory with a manifest
+// as `referee fuzz --out` writes one, and loaded by def.Load.
+func FuzzChecks(def *Definition, entry any) ([]Check, error) {
+	files, err := def.Fuzz.Files([]any{entry})
 	if err != nil {
 		return nil, err
 	}
-	fsys := fstest.MapFS{}
-	for p, b := range files {
-		fsys[p] = &fstest.MapFile{Data: b, Mode: 0o644}
-	}
-	c, err := corpus.Open(fsys, "fuzz")
+	fsys, err := corpus.FoundFS(files, nil)
 	if err != nil {
 		return nil, err
 	}
-	return s.Read(c)
+	l, err := def.Load(LoadOptions{FS: fsys})
+	if err != nil {
+		return nil, err
+	}
+	if l.Suite == nil {
+		return nil, fmt.Errorf("%s: Load of a corpus in memory built no suite (a bug in referee)", def.Name)
+	}
+	return l.Suite.Checks, nil
 }
 
 // FuzzInput is what a fuzz target's inputs are, which decides how they are
@@ -188,8 +191,11 @@ func (v FlagValues) Duration(name string) time.Duration {
 
 // LoadOptions say what to load.
 type LoadOptions struct {
-	Corpus string     // a corpus directory; "" for the embedded one
-	Flags  FlagValues // the suite's own flags
+	Corpus string // a corpus directory; "" for the embedded one
+	// FS, if set, holds a corpus in memory, read in place of Corpus (the
+	// fuzz engine's found vectors, loaded as a replay of them would be).
+	FS    fs.FS
+	Flags FlagValues // the suite's own flags
 	// MaxFileSize caps each file the suite reads from the corpus or a flag,
 	// in bytes (corpus.OpenDir, regularfile.ReadFile); 0 is
 	// regularfile.DefaultLimit.
@@ -199,6 +205,18 @@ type LoadOptions struct {
 	// embedded corpus may then leave Suite nil and read nothing.
 	ReferenceOnly bool
 }
+
+// OpenCorpus opens the corpus o names: FS, else the directory Corpus, else
+// the suite's embedded one.
+func (o LoadOptions) OpenCorpus(embedded func() (*corpus.Corpus, error)) (*corpus.Corpus, error) {
+	if o.FS != nil {
+		return corpus.Open(o.FS, InMemoryCorpus)
+	}
+	return corpus.OpenDirOr(o.Corpus, o.MaxFileSize, embedded)
+}
+
+// InMemoryCorpus is the name of a corpus LoadOptions.FS holds.
+const InMemoryCorpus = "in-memory"
 
 // Loaded is everything a run of a suite needs, as values.
 type Loaded struct {

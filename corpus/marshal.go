@@ -2,7 +2,14 @@ package corpus
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io/fs"
+	"testing/fstest"
+
+	"github.com/refereehq/referee/canon"
 )
 
 // FuzzProvenanceFormat is the format of the member "fuzz" of the manifest
@@ -20,4 +27,33 @@ func MarshalJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// FuzzProvenanceKey is the manifest member that says referee fuzz wrote
+// the corpus; its value has a "format" member, FuzzProvenanceFormat.
+const FuzzProvenanceKey = "fuzz"
+
+// FoundFS holds files in memory as the corpus `referee fuzz --out` writes
+// of them: the files and a manifest with their digests and the fuzz
+// member (provenance, or only its format when provenance is nil).
+func FoundFS(files map[string][]byte, provenance *canon.Value) (fstest.MapFS, error) {
+	if provenance == nil {
+		v, err := canon.Parse([]byte(`{"format":"`+FuzzProvenanceFormat+`"}`), canon.ReadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		provenance = &v
+	}
+	m := &Manifest{Files: make(map[string]string, len(files)), Meta: []canon.Member{{Key: FuzzProvenanceKey, Value: *provenance}}}
+	fsys := fstest.MapFS{}
+	for p, b := range files {
+		if p == ManifestName || !fs.ValidPath(p) {
+			return nil, fmt.Errorf("found corpus: %q is not a file a corpus can hold", p)
+		}
+		sum := sha256.Sum256(b)
+		m.Files[p] = "sha256:" + hex.EncodeToString(sum[:])
+		fsys[p] = &fstest.MapFile{Data: b, Mode: 0o644}
+	}
+	fsys[ManifestName] = &fstest.MapFile{Data: m.Encode(), Mode: 0o644}
+	return fsys, nil
 }

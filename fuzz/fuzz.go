@@ -582,7 +582,7 @@ func (e *engine) judge(ctx context.Context, items []*item, impls []*implRun) {
 		if !ok {
 			continue
 		}
-		cs, err := e.spec.Checks(entry)
+		cs, err := check.FuzzChecks(e.def, entry)
 		if err != nil || len(cs) == 0 {
 			continue
 		}

@@ -27,7 +27,7 @@ import (
 
 // provenanceKey is the name of the manifest member that says where a
 // fuzzed corpus came from (its format: corpus.FuzzProvenanceFormat).
-const provenanceKey = "fuzz"
+const provenanceKey = corpus.FuzzProvenanceKey
 
 // Provenance is the "fuzz" member of a fuzzed corpus's manifest: the seed
 // and count that regenerate its inputs, who made it, against what, and

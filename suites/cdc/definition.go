@@ -88,12 +88,16 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 	var c *corpus.Corpus
 	var abs string
 	var err error
-	if o.Corpus == "" {
+	switch {
+	case o.FS != nil:
+		// A corpus in memory has no directory upstream's runner could read.
+		c, err = o.OpenCorpus(nil)
+	case o.Corpus == "":
 		if c, err = Embedded(); err != nil {
 			return nil, err
 		}
 		abs, err = materialise(c)
-	} else {
+	default:
 		if c, err = corpus.OpenDir(o.Corpus, o.MaxFileSize); err != nil {
 			return nil, err
 		}
@@ -107,7 +111,7 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 		return nil, err
 	}
 	checks := cp.Checks()
-	if !o.Flags.Bool(FlagNoSupplement) {
+	if !o.Flags.Bool(FlagNoSupplement) && len(cp.Shapes) > 0 { // a corpus without schemas takes no supplement case (Applicable)
 		sup, err := EmbeddedSupplement()
 		if err != nil {
 			return nil, err

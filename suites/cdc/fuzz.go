@@ -52,13 +52,6 @@ var fuzzSpec = check.FuzzSpec{
 		},
 	},
 	Files: fuzzFiles,
-	Read: func(c *corpus.Corpus) ([]check.Check, error) {
-		cp, err := ReadCorpus(c, "")
-		if err != nil {
-			return nil, err
-		}
-		return cp.Checks(), nil
-	},
 	Proof: check.FuzzProof{Elsewhere: "suites/cdc TestFuzzFindsEveryMode"},
 }
 

@@ -76,12 +76,12 @@ with none of them is a usage error.`,
 // it is ""), the vector files of --vectors DIR in place of the embedded
 // copies, and the built-in adapter.
 func load(o check.LoadOptions) (*check.Loaded, error) {
-	if o.ReferenceOnly && o.Corpus == "" {
+	if o.ReferenceOnly && o.Corpus == "" && o.FS == nil {
 		// The built-in implementation reads no corpus. (A corpus named is
 		// still read, and its problems reported, as before.)
 		return &check.Loaded{Reference: check.ReferenceOf(Reference)}, nil
 	}
-	c, err := corpus.OpenDirOr(o.Corpus, o.MaxFileSize, Embedded)
+	c, err := o.OpenCorpus(Embedded)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
-	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/jsongen"
 	"github.com/refereehq/referee/protocols/cgp"
 )
@@ -134,13 +133,6 @@ var fuzzSpec = check.FuzzSpec{
 		},
 	},
 	Files: foundFiles,
-	Read: func(c *corpus.Corpus) ([]check.Check, error) {
-		cp, err := ReadFound(c)
-		if err != nil {
-			return nil, err
-		}
-		return cp.Checks(), nil
-	},
 	Proof: check.FuzzProof{Elsewhere: "suites/cgpvectors TestEveryFuzzedModeIsFound"},
 }
 

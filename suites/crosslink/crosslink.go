@@ -297,7 +297,7 @@ func payloadOf(utf8Text, hexText *string) ([]byte, error) {
 // embedded corpus, its built-in implementation and upstream's report shape.
 // Each call builds its own values.
 func load(opts check.LoadOptions) (*check.Loaded, error) {
-	c, err := corpus.OpenDirOr(opts.Corpus, opts.MaxFileSize, Embedded)
+	c, err := opts.OpenCorpus(Embedded)
 	if err != nil {
 		return nil, err
 	}

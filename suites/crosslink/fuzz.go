@@ -55,13 +55,6 @@ var fuzzSpec = check.FuzzSpec{
 		},
 	},
 	Files: fuzzFiles,
-	Read: func(c *corpus.Corpus) ([]check.Check, error) {
-		cp, err := ReadCorpus(c)
-		if err != nil {
-			return nil, err
-		}
-		return cp.checks(), nil
-	},
 	Proof: check.FuzzProof{Inputs: 2000},
 }
 

@@ -71,7 +71,7 @@ verification test; --results DIR writes the native report.json into DIR.`,
 // ground truth to compare with, the Wycheproof checks, and, with --record,
 // a recorder that only this call's checks and After share.
 func load(o check.LoadOptions) (*check.Loaded, error) {
-	c, err := corpus.OpenDirOr(o.Corpus, o.MaxFileSize, Embedded)
+	c, err := o.OpenCorpus(Embedded)
 	if err != nil {
 		return nil, err
 	}

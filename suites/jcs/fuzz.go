@@ -36,13 +36,6 @@ var fuzzSpec = check.FuzzSpec{
 		}
 		return map[string][]byte{VectorsFile: doc}, nil
 	},
-	Read: func(c *corpus.Corpus) ([]check.Check, error) {
-		suite, err := suiteOf(c)
-		if err != nil {
-			return nil, err
-		}
-		return suite.Checks, nil
-	},
 	Proof: check.FuzzProof{Inputs: 3000},
 }
 

@@ -61,13 +61,13 @@ func Embedded() (*corpus.Corpus, error) {
 // load is Definition.Load: the suite from opts.Corpus, or from the embedded
 // corpus, and the built-in implementation. Each call builds its own values.
 func load(opts check.LoadOptions) (*check.Loaded, error) {
-	if opts.ReferenceOnly && opts.Corpus == "" {
+	if opts.ReferenceOnly && opts.Corpus == "" && opts.FS == nil {
 		// The built-in canonicaliser reads no corpus: serving it costs
 		// no reading and analysis of every vector. (A corpus named is
 		// still read, and its problems reported, as before.)
 		return &check.Loaded{Reference: check.ReferenceOf(Reference)}, nil
 	}
-	c, err := corpus.OpenDirOr(opts.Corpus, opts.MaxFileSize, Embedded)
+	c, err := opts.OpenCorpus(Embedded)
 	if err != nil {
 		return nil, err
 	}
