@@ -95,10 +95,10 @@ type FuzzProof struct {
 }
 
 // FuzzChecks makes the checks of one fuzz entry as a replay of it does:
-// the entry laid out by def.Fuzz.Files, held in memory with a manifest
-// as `referee fuzz --out` writes one, and loaded by def.Load.
-func FuzzChecks(def *Definition, entry any) ([]Check, error) {
-	files, err := def.Fuzz.Files([]any{entry})
+// the entry laid out by spec.Files, held in memory with a manifest as
+// `referee fuzz --out` writes one, and loaded by def.Load.
+func FuzzChecks(def *Definition, spec *FuzzSpec, entry any) ([]Check, error) {
+	files, err := spec.Files([]any{entry})
 	if err != nil {
 		return nil, err
 	}
@@ -236,6 +236,10 @@ type Loaded struct {
 	// Connect, for a live suite, reaches the implementation in the suite's
 	// own protocol.
 	Connect func(ctx context.Context, spec Spec) (Target, error)
+	// Fuzz, if set, is the suite's fuzz declaration drawn from this load's
+	// corpus (`referee fuzz SUITE --corpus DIR`: its schemas, keys and
+	// vectors drive the generators); nil means Definition.Fuzz.
+	Fuzz *FuzzSpec
 }
 
 // ChildEnv is the environment of a child adapter started with env (nil:

@@ -62,7 +62,10 @@ type Options struct {
 	Timeout  time.Duration // per call; 0: the adapter's default
 	// Out, if set, is the directory the findings are written to as a
 	// corpus in the suite's format, with a manifest and their provenance.
-	Out          string
+	Out string
+	// Corpus is the corpus directory the reference and the suite's
+	// generators are drawn from (`--corpus DIR`); "" is the embedded one.
+	Corpus       string
 	Tool         report.Tool // who fuzzes, for the provenance
 	ShrinkBudget int         // candidate inputs tried per finding; 0: DefaultShrinkBudget
 	// StopAfter, if positive, ends the run once that many findings (gaps
@@ -203,6 +206,7 @@ type implRun struct {
 type engine struct {
 	def      *check.Definition
 	spec     *check.FuzzSpec
+	corpus   string // Options.Corpus's name and digest, for the provenance
 	o        Options
 	hello    map[string]string
 	ref      *adapter.Client
@@ -243,12 +247,20 @@ func Campaign(ctx context.Context, def *check.Definition, impls []Impl, o Option
 			return nil, err
 		}
 	}
-	loaded, err := def.Load(check.LoadOptions{})
+	loaded, err := def.Load(check.LoadOptions{Corpus: o.Corpus})
 	if err != nil {
 		return nil, err
 	}
+	spec := def.Fuzz
+	if loaded.Fuzz != nil {
+		spec = loaded.Fuzz
+	}
+	var corpusName string
+	if o.Corpus != "" && loaded.Suite != nil {
+		corpusName = loaded.Suite.Corpus + " (" + loaded.Suite.CorpusDigest + ")"
+	}
 	e := &engine{
-		def: def, spec: def.Fuzz, o: o, hello: loaded.Hello,
+		def: def, spec: spec, corpus: corpusName, o: o, hello: loaded.Hello,
 		sum:    &Summary{Suite: def.Name, Seed: o.Seed, Total: o.Count},
 		perKey: map[string]int{}, shrunk: map[string]int{}, found: map[string]*Finding{}, perImpl: map[string]int{}, gapFound: map[string]bool{},
 	}
@@ -582,7 +594,7 @@ func (e *engine) judge(ctx context.Context, items []*item, impls []*implRun) {
 		if !ok {
 			continue
 		}
-		cs, err := check.FuzzChecks(e.def, entry)
+		cs, err := check.FuzzChecks(e.def, e.spec, entry)
 		if err != nil || len(cs) == 0 {
 			continue
 		}

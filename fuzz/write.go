@@ -33,11 +33,14 @@ const provenanceKey = corpus.FuzzProvenanceKey
 // and count that regenerate its inputs, who made it, against what, and
 // where each vector came from.
 type Provenance struct {
-	Format          string           `json:"format"`
-	Suite           string           `json:"suite"`
-	Referee         string           `json:"referee"` // name and version
-	Seed            string           `json:"seed"`    // decimal, as a string: it may exceed 2^53
-	Inputs          int              `json:"inputs"`
+	Format  string `json:"format"`
+	Suite   string `json:"suite"`
+	Referee string `json:"referee"` // name and version
+	Seed    string `json:"seed"`    // decimal, as a string: it may exceed 2^53
+	Inputs  int    `json:"inputs"`
+	// Corpus names the corpus the reference and the generators were drawn
+	// from, with its digest, when it was not the embedded one (--corpus).
+	Corpus          string           `json:"corpus,omitempty"`
 	Targets         []string         `json:"targets"`
 	Implementations []ProvenanceImpl `json:"implementations"`
 	Vectors         []ProvenanceItem `json:"vectors"`
@@ -413,7 +416,7 @@ func pruneDirs(root *os.Root, files []string) {
 func (e *engine) provenance() Provenance {
 	p := Provenance{
 		Format: corpus.FuzzProvenanceFormat, Suite: e.def.Name, Referee: strings.TrimSpace(e.o.Tool.Name + " " + e.o.Tool.Version),
-		Seed: strconv.FormatUint(e.o.Seed, 10), Inputs: e.sum.Inputs,
+		Seed: strconv.FormatUint(e.o.Seed, 10), Inputs: e.sum.Inputs, Corpus: e.corpus,
 		Targets: []string{}, Implementations: []ProvenanceImpl{}, Vectors: []ProvenanceItem{},
 	}
 	for _, t := range e.targets {

@@ -25,6 +25,7 @@ type fuzzOptions struct {
 	count     int
 	time      time.Duration
 	out       string
+	corpus    string
 	parallel  int
 	timeout   time.Duration
 	targets   []string
@@ -111,6 +112,9 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.IntVar(&o.count, "count", 0, fmt.Sprintf("generate `N` inputs (default %d unless --time is given)", fuzz.DefaultCount))
 	f.DurationVar(&o.time, "time", 0, "generate inputs for `D` (with --count, whichever ends first)")
 	f.StringVar(&o.out, "out", "", "write the divergences, shrunk, as a corpus in the suite's format to `DIR` (new in an existing directory, empty, or written by an earlier fuzz run and unchanged since, which is replaced)")
+	if def.Corpus != "" {
+		f.StringVar(&o.corpus, "corpus", "", "draw the reference and the generators from the corpus in `DIR` (its schemas, keys and vectors) instead of the suite's embedded one")
+	}
 	f.IntVar(&o.parallel, "parallel", 0, "requests in flight per implementation, at most its declared concurrency (the default)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-call timeout")
 	repeatedVar(f, &o.targets, "target", "fuzz only the target `NAME` (repeatable; see fuzz "+def.Name+" --help)")
@@ -179,7 +183,7 @@ func runFuzz(ctx context.Context, e *env, def *check.Definition, o *fuzzOptions)
 	}
 	opts := fuzz.Options{
 		Seed: o.seed, Count: o.count, Time: o.time, Targets: o.targets, Parallel: o.parallel, Timeout: o.timeout,
-		Out: o.out, Tool: report.Tool{Name: "referee", Version: versionString()},
+		Out: o.out, Corpus: o.corpus, Tool: report.Tool{Name: "referee", Version: versionString()},
 	}
 	if isTerminal(e.stderr) {
 		opts.Progress = func(p fuzz.Progress) {

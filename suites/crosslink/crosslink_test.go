@@ -498,7 +498,7 @@ func TestFuzzVectors(t *testing.T) {
 			if !ok {
 				t.Fatal("no vector")
 			}
-			checks, err := check.FuzzChecks(&Definition, entry)
+			checks, err := check.FuzzChecks(&Definition, Definition.Fuzz, entry)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -359,7 +359,7 @@ func TestNonFiniteDroppedByDuplicate(t *testing.T) {
 			if !ok {
 				t.Fatal("no vector")
 			}
-			checks, err := check.FuzzChecks(&Definition, entry)
+			checks, err := check.FuzzChecks(&Definition, Definition.Fuzz, entry)
 			if err != nil || len(checks) != 1 {
 				t.Fatalf("no checks (%v, %d checks)", err, len(checks))
 			}
