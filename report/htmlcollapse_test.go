@@ -78,8 +78,8 @@ func TestHTMLCollapses(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		`not-checked: <span class="tag">NOT CHECKED</span> <span class="id">jcs/keys/b</span> <span class="more">and 1 more</span> <span class="reason">adapter offers no canonicalBytes</span>`: {"c2 jcs/keys/b", "c4 jcs/numbers/b"},
-		`fail: <span class="tag">FAIL</span> <span class="id">jcs/keys/c</span> <span class="more">and 1 more</span> <span class="reason">canonical text differs at byte 2</span>`:              {"c3 jcs/keys/c", "c5 jcs/numbers/c"},
+		`not-checked: <span class="tag">NOT CHECKED</span> <span class="id">jcs/keys/b</span> <span class="more">and 1 more</span> <span class="reason">adapter offers no canonicalBytes</span>`:                                    {"c2 jcs/keys/b", "c4 jcs/numbers/b"},
+		`fail: <span class="tag">FAIL</span> <span class="id">jcs/keys/c</span> <span class="more">and 1 more</span> <span class="reason">canonical text differs at byte 2</span>`:                                                  {"c3 jcs/keys/c", "c5 jcs/numbers/c"},
 		`error: <span class="tag">ERROR</span> <span class="id">jcs/nesting/&lt;i&gt;x&lt;/i&gt;</span> <span class="more">and 1 more</span> <span class="reason">&lt;b onmouseover=&#34;alert(1)&#34;&gt;timeout&lt;/b&gt;</span>`: {"c7 jcs/nesting/&lt;i&gt;x&lt;/i&gt;", "c8 jcs/nesting/y"},
 	}
 	if len(got) != len(want) {
