@@ -110,7 +110,7 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.Uint64Var(&o.seed, "seed", 1, "the seed of the inputs: the same seed and count give the same inputs")
 	f.IntVar(&o.count, "count", 0, fmt.Sprintf("generate `N` inputs (default %d unless --time is given)", fuzz.DefaultCount))
 	f.DurationVar(&o.time, "time", 0, "generate inputs for `D` (with --count, whichever ends first)")
-	f.StringVar(&o.out, "out", "", "write the divergences, shrunk, as a corpus in the suite's format to `DIR` (new in an existing directory, empty, or written by an earlier fuzz run and unchanged since, which is replaced)")
+	f.StringVar(&o.out, "out", "", "write the divergences, shrunk, as a corpus in the suite's format to `DIR`, an empty one when there are none (new in an existing directory, empty, or written by an earlier fuzz run and unchanged since, which is replaced)")
 	f.IntVar(&o.parallel, "parallel", 0, "requests in flight per implementation, at most its declared concurrency (the default)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-call timeout")
 	repeatedVar(f, &o.targets, "target", "fuzz only the target `NAME` (repeatable; see fuzz "+def.Name+" --help)")
