@@ -16,6 +16,24 @@ import (
 // of a corpus that `referee fuzz --out` wrote: how its vectors were found.
 const FuzzProvenanceFormat = "referee-fuzz/1"
 
+// FuzzProvenanceKey is the name of that member.
+const FuzzProvenanceKey = "fuzz"
+
+// FuzzFoundNothing reports whether m is the manifest of a corpus that
+// `referee fuzz --out` wrote when it found nothing to write: its fuzz
+// member, of format FuzzProvenanceFormat, lists no vector.
+func (m *Manifest) FuzzFoundNothing() bool {
+	for _, mem := range m.Meta {
+		if mem.Key != FuzzProvenanceKey {
+			continue
+		}
+		format, _ := mem.Value.Lookup("format")
+		vectors, ok := mem.Value.Lookup("vectors")
+		return format.Kind == canon.String && format.Str == FuzzProvenanceFormat && ok && vectors.Kind == canon.Array && len(vectors.Elems) == 0
+	}
+	return false
+}
+
 // MarshalJSON renders v as a corpus file: JSON indented by two spaces,
 // with <, > and & as they are, ending in a newline.
 func MarshalJSON(v any) ([]byte, error) {
@@ -28,10 +46,6 @@ func MarshalJSON(v any) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
-
-// FuzzProvenanceKey is the manifest member that says referee fuzz wrote
-// the corpus; its value has a "format" member, FuzzProvenanceFormat.
-const FuzzProvenanceKey = "fuzz"
 
 // FoundFS holds files in memory as the corpus `referee fuzz --out` writes
 // of them: the files and a manifest with their digests and the fuzz

@@ -241,7 +241,10 @@ var writeFile = atomicfile.Write
 // loads it back through the suite to prove it replays, and only then puts
 // it in the place of the corpus an earlier run left there. The new corpus
 // is written to a directory of its own inside dir: a write that fails (a
-// full disk) leaves the earlier corpus as it was.
+// full disk) leaves the earlier corpus as it was. A run that found nothing
+// writes the suite's files with no vector and the manifest all the same:
+// a step that keeps dir finds it, a later fuzz --out accepts it, and run
+// --corpus refuses it as holding no check (corpus.Manifest.FuzzFoundNothing).
 func (e *engine) write(dir string) ([]string, error) {
 	old, err := checkOut(dir)
 	if err != nil {
@@ -328,6 +331,14 @@ func (e *engine) stage(dir string) ([]string, error) {
 	}
 	if err := writeFile(filepath.Join(dir, corpus.ManifestName), m.Encode()); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", corpus.ManifestName, err)
+	}
+	if len(entries) == 0 {
+		// Nothing to replay: a suite's reader may refuse a corpus of no
+		// vector, and run refuses it before reading it, by its manifest.
+		if !m.FuzzFoundNothing() {
+			return nil, fmt.Errorf("%s: the manifest of the empty corpus written to %s does not say it is empty (a bug in referee)", e.def.Name, dir)
+		}
+		return append(files, corpus.ManifestName), nil
 	}
 	if _, err := e.def.Load(check.LoadOptions{Corpus: dir}); err != nil {
 		return nil, fmt.Errorf("%s: the corpus written to %s does not load (a bug in referee): %w", e.def.Name, dir, err)

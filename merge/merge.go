@@ -8,8 +8,6 @@
 package merge
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -88,7 +86,7 @@ func Merge(inputs []Input, o Options) (*Result, error) {
 	var reports []part
 	var matrices []matrixPart
 	for _, in := range inputs {
-		format, err := formatOf(in.Data)
+		format, err := report.FormatOf(in.Data)
 		if err != nil {
 			return nil, check.Usagef("merge: %s: %v", in.Name, err)
 		}
@@ -119,20 +117,6 @@ func Merge(inputs []Input, o Options) (*Result, error) {
 		return nil, err
 	}
 	return &Result{Report: rep, Execution: r, Notes: notes}, nil
-}
-
-// formatOf returns a document's format member.
-func formatOf(data []byte) (string, error) {
-	var head struct {
-		Format *string `json:"format"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return "", fmt.Errorf("not one JSON object: %w", err)
-	}
-	if head.Format == nil {
-		return "", errors.New("no format member: not a referee report")
-	}
-	return *head.Format, nil
 }
 
 // part is one report to merge and its name.

@@ -168,8 +168,18 @@ const diffMaxReason = 200
 func WriteDiffText(w io.Writer, d *Diff) error {
 	p := &printer{w: w}
 	p.line("%s", termsafe.Line(fmt.Sprintf("referee diff: suite %s: %s → %s", d.New.Suite.Name, describe(d.Old.Implementation), describe(d.New.Implementation))))
+	for _, l := range diffLines(d) {
+		p.line("%s", l)
+	}
+	return p.err
+}
+
+// diffLines are a diff's notes, its changes, grouped by kind, and its
+// summary, as lines of text made safe.
+func diffLines(d *Diff) []string {
+	var out []string
 	for _, n := range d.Notes {
-		p.line("note: %s", termsafe.Line(n))
+		out = append(out, "note: "+termsafe.Line(n))
 	}
 	for _, k := range changeKinds {
 		for _, c := range d.Of(k) {
@@ -177,11 +187,10 @@ func WriteDiffText(w io.Writer, d *Diff) error {
 			if c.Why() != "" {
 				line += ": " + clipAt(c.Why(), diffMaxReason)
 			}
-			p.line("%s", termsafe.Line(line))
+			out = append(out, termsafe.Line(line))
 		}
 	}
-	p.line("%s", summaryOf(d))
-	return p.err
+	return append(out, summaryOf(d))
 }
 
 // movementText is "pass → fail [must]", "was pass [may]" and the like.
@@ -199,8 +208,14 @@ func movementText(c Change) string {
 
 // summaryOf is the diff's last line.
 func summaryOf(d *Diff) string {
+	return countsText(d.Count, d.Unchanged)
+}
+
+// countsText is "3 regressed, 1 fixed, 0 new, 0 removed, 0 changed, 562
+// unchanged", of the counts count gives.
+func countsText(count func(ChangeKind) int, unchanged int) string {
 	return fmt.Sprintf("%d regressed, %d fixed, %d new, %d removed, %d changed, %d unchanged",
-		d.Count(Regressed), d.Count(Fixed), d.Count(Added), d.Count(Removed), d.Count(Changed), d.Unchanged)
+		count(Regressed), count(Fixed), count(Added), count(Removed), count(Changed), unchanged)
 }
 
 // WriteDiffMarkdown writes a diff for a CI page or a review comment: the
@@ -208,14 +223,26 @@ func summaryOf(d *Diff) string {
 // escaped: it renders as text, never as markup or a link.
 func WriteDiffMarkdown(w io.Writer, d *Diff) error {
 	p := &printer{w: w}
-	verdictWord := "no regression"
-	if d.Regressed() {
-		verdictWord = "REGRESSED"
-	}
-	p.line("### referee diff: %s: %s", md(d.New.Suite.Name), verdictWord)
+	p.line("### referee diff: %s: %s", md(d.New.Suite.Name), regressedWord(d.Regressed()))
 	p.line("")
 	p.line("%s → %s", md(describe(d.Old.Implementation)), md(describe(d.New.Implementation)))
 	p.line("")
+	diffMarkdown(p, d, "####")
+	p.line("")
+	return p.err
+}
+
+// regressedWord heads a Markdown diff.
+func regressedWord(regressed bool) string {
+	if regressed {
+		return "REGRESSED"
+	}
+	return "no regression"
+}
+
+// diffMarkdown writes a diff's notes, its summary and a table per kind of
+// change, each under a heading of the given level.
+func diffMarkdown(p *printer, d *Diff, heading string) {
 	for _, n := range d.Notes {
 		p.line("- %s", md(n))
 	}
@@ -228,7 +255,7 @@ func WriteDiffMarkdown(w io.Writer, d *Diff) error {
 			continue
 		}
 		p.line("")
-		p.line("#### %s (%d)", k, d.Count(k))
+		p.line("%s %s (%d)", heading, k, d.Count(k))
 		p.line("")
 		p.line("| check | change | reason |")
 		p.line("|---|---|---|")
@@ -236,44 +263,68 @@ func WriteDiffMarkdown(w io.Writer, d *Diff) error {
 			p.line("| %s | %s | %s |", md(c.ID), md(movementText(c)), md(clipAt(c.Why(), diffMaxReason)))
 		}
 	}
-	p.line("")
-	return p.err
 }
 
 // WriteDiffHTML writes a diff as one self-contained page: the summary and a
 // table per kind of change. Like every page referee writes it fetches
 // nothing, and its style is pinned by a Content Security Policy.
 func WriteDiffHTML(w io.Writer, d *Diff) error {
-	type row struct{ ID, Change, Reason string }
-	type group struct {
-		Kind string
-		Rows []row
-	}
-	v := struct {
-		Title, CSP, Old, New, Summary string
-		Style                         template.CSS
-		Notes                         []string
-		Groups                        []group
-	}{
+	v := diffPage{
 		Title:   "referee diff: " + safeLine(d.New.Suite.Name),
-		CSP:     "default-src 'none'; style-src '" + cspHash(diffStyle) + "'; img-src 'none'; base-uri 'none'; form-action 'none'",
-		Old:     safeLine(describe(d.Old.Implementation)),
-		New:     safeLine(describe(d.New.Implementation)),
+		Head:    safeLine(describe(d.Old.Implementation)) + " → " + safeLine(describe(d.New.Implementation)),
 		Summary: summaryOf(d),
-		Style:   template.CSS(diffStyle),
 	}
+	sec := htmlDiffSection("", d)
+	v.Notes, sec.Notes = sec.Notes, nil
+	v.Sections = []diffSection{sec}
+	return writeDiffPage(w, v)
+}
+
+// diffPage is what the diff template renders: one diff (a section with no
+// name), or a matrix's (a section per implementation in both).
+type diffPage struct {
+	Title, CSP, Head, Summary string
+	Notes                     []string // a diff's notes; a matrix's are in its sections
+	Style                     template.CSS
+	Matrix                    bool
+	Added, Removed            []string // a matrix's implementations only the new, or the old, one holds
+	Sections                  []diffSection
+}
+
+type diffSection struct {
+	Name, Summary string
+	Notes         []string
+	Groups        []diffGroup
+}
+
+type diffGroup struct {
+	Kind string
+	Rows []diffRow
+}
+
+type diffRow struct{ ID, Change, Reason string }
+
+// htmlDiffSection lays a diff out for the page, made safe.
+func htmlDiffSection(name string, d *Diff) diffSection {
+	s := diffSection{Name: name, Summary: summaryOf(d)}
 	for _, n := range d.Notes {
-		v.Notes = append(v.Notes, safeLine(n))
+		s.Notes = append(s.Notes, safeLine(n))
 	}
 	for _, k := range changeKinds {
-		g := group{Kind: string(k)}
+		g := diffGroup{Kind: string(k)}
 		for _, c := range d.Of(k) {
-			g.Rows = append(g.Rows, row{ID: safeLine(c.ID), Change: movementText(c), Reason: safeLine(c.Why())})
+			g.Rows = append(g.Rows, diffRow{ID: safeLine(c.ID), Change: movementText(c), Reason: safeLine(c.Why())})
 		}
 		if len(g.Rows) > 0 {
-			v.Groups = append(v.Groups, g)
+			s.Groups = append(s.Groups, g)
 		}
 	}
+	return s
+}
+
+func writeDiffPage(w io.Writer, v diffPage) error {
+	v.Style = template.CSS(diffStyle)
+	v.CSP = "default-src 'none'; style-src '" + cspHash(diffStyle) + "'; img-src 'none'; base-uri 'none'; form-action 'none'"
 	return diffTemplate.Get().Execute(w, v)
 }
 
@@ -291,19 +342,46 @@ var diffTemplate = &lazy.Value[*template.Template]{New: func() *template.Templat
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p>{{.Old}} → {{.New}}</p>
+{{- if .Head}}
+<p>{{.Head}}</p>
+{{- end}}
 {{- if .Notes}}
 <ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>
 {{- end}}
+{{- if or .Added .Removed}}
+<ul class="impls">
+{{- range .Added}}
+<li>new implementation {{.}}</li>
+{{- end}}
+{{- range .Removed}}
+<li>removed implementation {{.}}</li>
+{{- end}}
+</ul>
+{{- end}}
 <p id="summary">{{.Summary}}</p>
+{{- range .Sections}}
+{{- if $.Matrix}}
+<section class="impl">
+<h2>implementation <code>{{.Name}}</code></h2>
+{{- end}}
+{{- if .Notes}}
+<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>
+{{- end}}
+{{- if $.Matrix}}
+<p class="summary">{{.Summary}}</p>
+{{- end}}
 {{- range .Groups}}
-<h2 class="{{.Kind}}">{{.Kind}} ({{len .Rows}})</h2>
+{{if $.Matrix}}<h3 class="{{.Kind}}">{{else}}<h2 class="{{.Kind}}">{{end}}{{.Kind}} ({{len .Rows}}){{if $.Matrix}}</h3>{{else}}</h2>{{end}}
 <table class="{{.Kind}}">
 <tr><th>check</th><th>change</th><th>reason</th></tr>
 {{- range .Rows}}
 <tr><td><code>{{.ID}}</code></td><td>{{.Change}}</td><td>{{.Reason}}</td></tr>
 {{- end}}
 </table>
+{{- end}}
+{{- if $.Matrix}}
+</section>
+{{- end}}
 {{- end}}
 </body>
 </html>

@@ -130,8 +130,21 @@ type htmlReport struct {
 	Counts                               check.Counts
 	Total                                int
 	Baseline                             *Baseline
-	Checks                               []*htmlCheck
+	Checks                               []*htmlCheck // every check, in report order
+	Entries                              []*htmlEntry // the list the page shows: Checks, identical reasons collapsed
 	Groups                               []groupCount // per group, when something did not pass
+}
+
+// htmlEntry is one entry of the page's list, as the text report's: a
+// check on its own, or the checks that ended the same way for the same
+// reason (entries), listed under that reason, each with its own anchor and
+// evidence.
+type htmlEntry struct {
+	First    *htmlCheck   // the check on its own, or the first of Same
+	Same     []*htmlCheck // every check of a collapsed entry, First included; nil for one on its own
+	More     int          // how many beside First
+	Evidence bool         // a check of it has evidence to show
+	Open     bool         // it starts open: a check of it does
 }
 
 type htmlCheck struct {
@@ -146,6 +159,7 @@ type htmlCheck struct {
 	Stderr, Repro                                          string
 	Evidence                                               bool // anything to show under it
 	Open                                                   bool // its evidence starts shown
+	InEntry                                                bool // one of a collapsed entry, under the tag and reason they share
 }
 
 type htmlDiff struct {
@@ -286,16 +300,33 @@ func htmlView(r *Report, anchor string) *htmlReport {
 			len(hc.Exchanges) > 0 || hc.Stderr != "" || hc.Repro != ""
 		v.Checks = append(v.Checks, hc)
 	}
-	if r.Counts.Pass < r.Len() {
-		for _, g := range groupCounts(r) {
-			g.Name = safeLine(g.Name)
-			v.Groups = append(v.Groups, g)
-		}
-	}
 	// A few failures start open; many start closed, a list to pick from.
 	if n := r.Counts.Fail + r.Counts.Error; n <= openFailures {
 		for _, c := range v.Checks {
 			c.Open = c.Status == "fail" || c.Status == "error"
+		}
+	}
+	// Checks that ended the same way for the same reason are one entry,
+	// as in the text report.
+	for _, e := range entries(r.All(), func(Check) bool { return true }) {
+		he := &htmlEntry{First: v.Checks[e.index[0]], More: e.more()}
+		if e.more() > 0 {
+			for _, i := range e.index {
+				c := v.Checks[i]
+				c.InEntry = true
+				he.Same = append(he.Same, c)
+				he.Evidence = he.Evidence || c.Evidence
+				he.Open = he.Open || c.Open
+			}
+		} else {
+			he.Evidence, he.Open = he.First.Evidence, he.First.Open
+		}
+		v.Entries = append(v.Entries, he)
+	}
+	if r.Counts.Pass < r.Len() {
+		for _, g := range groupCounts(r) {
+			g.Name = safeLine(g.Name)
+			v.Groups = append(v.Groups, g)
 		}
 	}
 	return v
@@ -428,8 +459,8 @@ var pageTemplate = &lazy.Value[*template.Template]{New: func() *template.Templat
 {{template "filters" .Filter}}
 {{- with .Single}}
 <div id="list">
-{{- range .Checks}}
-{{template "check" .}}
+{{- range .Entries}}
+{{template "entry" .}}
 {{- end}}
 </div>
 {{- end}}
@@ -449,8 +480,8 @@ var pageTemplate = &lazy.Value[*template.Template]{New: func() *template.Templat
 <section class="impl-evidence" aria-label="evidence of {{.Name}}">
 <h2>{{.Name}}: evidence</h2>
 {{template "facts" .View}}
-{{- range .View.Checks}}{{if .Evidence}}
-{{template "check" .}}
+{{- range .View.Entries}}{{if .Evidence}}
+{{template "entry" .}}
 {{- end}}{{end}}
 </section>
 {{- end}}{{end}}
@@ -502,7 +533,16 @@ var pageTemplate = &lazy.Value[*template.Template]{New: func() *template.Templat
 {{- end}}
 <output id="shown" aria-live="polite"></output>
 </form>{{end}}
-{{define "check"}}{{if .Evidence}}<details class="check s-{{.Status}}"{{if .Open}} open{{end}} id="{{.Anchor}}" data-id="{{.ID}}" data-level="{{.Level}}" data-status="{{.Status}}">
+{{define "entry"}}{{if .Same}}{{with .First}}<details class="same s-{{.Status}}"{{if $.Open}} open{{end}} data-status="{{.Status}}">
+<summary><span class="tag">{{.Tag}}</span> <span class="id">{{.ID}}</span> <span class="more">and {{$.More}} more</span>
+{{- if .Known}} <span class="known">known {{.Known}}</span>{{end}} <span class="reason">{{.Reason}}</span></summary>
+<div class="same-checks">
+{{- range $.Same}}
+{{template "check" .}}
+{{- end}}
+</div>
+</details>{{end}}{{else}}{{template "check" .First}}{{end}}{{end}}
+{{- define "check"}}{{if .Evidence}}<details class="check s-{{.Status}}"{{if .Open}} open{{end}} id="{{.Anchor}}" data-id="{{.ID}}" data-level="{{.Level}}" data-status="{{.Status}}">
 <summary>{{template "line" .}}</summary>
 <div class="evidence">
 {{- if .Clause}}
@@ -536,9 +576,9 @@ var pageTemplate = &lazy.Value[*template.Template]{New: func() *template.Templat
 {{- end}}
 </div>
 </details>{{else}}<div class="check s-{{.Status}}" id="{{.Anchor}}" data-id="{{.ID}}" data-level="{{.Level}}" data-status="{{.Status}}">{{template "line" .}}</div>{{end}}{{end}}
-{{define "line"}}<span class="tag">{{.Tag}}</span> <span class="id">{{.ID}}</span> <span class="level">{{.Level}}{{if .Outcome}}: {{.Outcome}}{{end}}</span>
-{{- if .Stale}} <span class="stale">stale: the baseline lists it as known-failing; remove it</span>{{else if .Known}} <span class="known">known {{.Known}}</span>{{end}}
-{{- if .Reason}} <span class="reason">{{.Reason}}</span>{{end}}
+{{define "line"}}{{if not .InEntry}}<span class="tag">{{.Tag}}</span> {{end}}<span class="id">{{.ID}}</span> <span class="level">{{.Level}}{{if .Outcome}}: {{.Outcome}}{{end}}</span>
+{{- if .InEntry}}{{else if .Stale}} <span class="stale">stale: the baseline lists it as known-failing; remove it</span>{{else if .Known}} <span class="known">known {{.Known}}</span>{{end}}
+{{- if and .Reason (not .InEntry)}} <span class="reason">{{.Reason}}</span>{{end}}
 {{- if .Doc}} <span class="doc"{{if .Clause}} title="{{.Level}}: {{.Clause}}"{{end}}>{{.Doc}}</span>{{end}}{{end}}
 `))
 }}
@@ -560,7 +600,8 @@ table{border-collapse:collapse}th,td{border:1px solid var(--line);padding:.25rem
 form{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;align-items:center;margin:.5rem 0 .8rem}
 fieldset{border:1px solid var(--line);border-radius:4px;padding:.15rem .6rem}legend{color:var(--muted);font-size:.85rem}
 fieldset label{margin-right:.6rem}output{color:var(--muted)}
-.check{border-bottom:1px solid var(--line);padding:.2rem 0}details.check>summary{cursor:pointer}
+.check,.same{border-bottom:1px solid var(--line);padding:.2rem 0}details.check>summary,details.same>summary{cursor:pointer}
+.same-checks{padding:.1rem 0 .2rem 1.6rem}.same-checks>.check:last-child{border-bottom:0}.more{color:var(--muted)}
 .tag{display:inline-block;min-width:7.5rem;font-weight:600}div.check{padding-left:1.05rem}
 .s-pass .tag,td.s-pass{color:var(--pass)}.s-fail .tag,td.s-fail{color:var(--fail)}.s-warn .tag,td.s-warn{color:var(--warn)}
 .s-not-checked .tag,td.s-not-checked,td.s-missing{color:var(--nc)}.s-error .tag,td.s-error{color:var(--error)}
@@ -573,7 +614,10 @@ button.copy{font-size:.8rem;margin-left:.4rem;cursor:pointer}
 const pageScript = `(function () {
   "use strict";
   var form = document.getElementById("filters");
-  var checks = Array.prototype.slice.call(document.querySelectorAll("#list > .check, #grid tr.check"));
+  // Every check, those of a collapsed entry included; an entry is hidden
+  // when each of its checks is.
+  var checks = Array.prototype.slice.call(document.querySelectorAll("#list .check, #grid tr.check"));
+  var same = Array.prototype.slice.call(document.querySelectorAll("#list > .same"));
   function on(name) {
     var set = {};
     form.querySelectorAll("input[name=" + name + "]").forEach(function (i) { set[i.value] = i.checked; });
@@ -591,6 +635,9 @@ const pageScript = `(function () {
       c.hidden = !ok;
       if (ok) { shown++; }
     });
+    same.forEach(function (e) {
+      e.hidden = !e.querySelector(".check:not([hidden])");
+    });
     document.getElementById("shown").textContent = "showing " + shown + " of " + checks.length + " checks";
   }
   if (form) {
@@ -600,6 +647,15 @@ const pageScript = `(function () {
     form.addEventListener("submit", function (e) { e.preventDefault(); });
     apply();
   }
+  // A link to a check inside a closed entry opens it.
+  function reveal() {
+    var id = location.hash.slice(1);
+    for (var e = id && document.getElementById(id); e; e = e.parentElement) {
+      if (e.tagName === "DETAILS") { e.open = true; }
+    }
+  }
+  window.addEventListener("hashchange", reveal);
+  reveal();
   document.querySelectorAll("button.copy").forEach(function (b) {
     b.hidden = false;
     b.addEventListener("click", function (e) {

@@ -365,7 +365,8 @@ func TestHTMLInBrowser(t *testing.T) {
 	b := newBrowser(t)
 	u := b.open(page)
 
-	// The summary: the JSON report's counts, and one element per check.
+	// The summary: the JSON report's counts, and one element per check
+	// (those of a collapsed entry included).
 	var got struct {
 		Summary map[string]string
 		Elems   map[string]int
@@ -375,7 +376,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	b.eval(`(() => {
 		const s = {}, e = {}, h = {};
 		for (const k of ["pass", "fail", "warn", "not-checked", "error", "total"]) s[k] = document.getElementById("n-" + k).textContent;
-		for (const c of document.querySelectorAll("#list > .check")) {
+		for (const c of document.querySelectorAll("#list .check")) {
 			e[c.dataset.status] = (e[c.dataset.status] || 0) + 1;
 			if (c.hidden) h[c.dataset.status] = (h[c.dataset.status] || 0) + 1;
 		}
@@ -419,7 +420,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		ExpectedVisible, Open bool
 	}
 	b.eval(fmt.Sprintf(`(() => {
-		const c = [...document.querySelectorAll("#list > .check")].find(e => e.dataset.id === %q);
+		const c = [...document.querySelectorAll("#list .check")].find(e => e.dataset.id === %q);
 		const seen = e => !!e && e.getClientRects().length > 0;
 		const first = c.querySelector(".hex .first"), repro = c.querySelector(".repro code"), btn = c.querySelector("button.copy");
 		return {visible: seen(c), open: c.open, offset: c.querySelector(".offset").textContent, first: first.textContent,
@@ -452,7 +453,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	b.click(`input[name=status][value=fail]`)
 	visible := func() map[string][]string {
 		var ids map[string][]string
-		b.eval(`(() => { const o = {}; for (const c of document.querySelectorAll("#list > .check")) if (!c.hidden) (o[c.dataset.status] = o[c.dataset.status] || []).push(c.dataset.id); return o; })()`, &ids)
+		b.eval(`(() => { const o = {}; for (const c of document.querySelectorAll("#list .check")) if (!c.hidden) (o[c.dataset.status] = o[c.dataset.status] || []).push(c.dataset.id); return o; })()`, &ids)
 		return ids
 	}
 	after := visible()
@@ -486,6 +487,40 @@ func TestHTMLInBrowser(t *testing.T) {
 	if w := fmt.Sprintf("showing %d of %d checks", len(wantIDs), len(want.Checks)); label != w {
 		t.Errorf("the filter says %q, want %q", label, w)
 	}
+	// The failure's entry lists every check that failed as it did, for the
+	// same reason, each by its ID; a link to the last of them, with every
+	// entry closed, opens its entry.
+	var same []string
+	for _, c := range want.Checks {
+		if c.Status == fail.Status && c.Level == fail.Level && c.Reason == fail.Reason {
+			same = append(same, c.ID)
+		}
+	}
+	if len(same) < 2 {
+		t.Fatalf("%s is the only check that failed for its reason: no collapsed entry to test", fail.ID)
+	}
+	var entry struct {
+		IDs        []string
+		Open, Link bool
+	}
+	b.eval(fmt.Sprintf(`(async () => {
+		const e = [...document.querySelectorAll("#list .check")].find(c => c.dataset.id === %q).closest("#list > .same");
+		if (!e) return {ids: [], open: false, link: false};
+		const ids = [...e.querySelectorAll(".check")].map(c => c.dataset.id);
+		document.querySelectorAll("details").forEach(d => { d.open = false; });
+		location.hash = e.querySelector(".check:last-child").id;
+		for (let i = 0; i < 100 && !e.open; i++) await new Promise(r => setTimeout(r, 10));
+		return {ids: ids, open: e.open, link: true};
+	})()`, fail.ID), &entry)
+	if !slices.Equal(entry.IDs, same) || !entry.Open {
+		t.Errorf("%s's entry lists %q (want %q); after a link to its last check it is open: %v", fail.ID, entry.IDs, same, entry.Open)
+	}
+	// An entry is hidden exactly when every check of it is.
+	var entriesAgree bool
+	b.eval(`[...document.querySelectorAll("#list > .same")].every(e => e.hidden === ![...e.querySelectorAll(".check")].some(c => !c.hidden))`, &entriesAgree)
+	if !entriesAgree {
+		t.Error("with an ID prefix, a collapsed entry is shown with none of its checks, or hidden with some")
+	}
 	if p := b.problems(u); len(p) > 0 {
 		t.Errorf("the page reported problems:\n  %s", strings.Join(p, "\n  "))
 	}
@@ -502,7 +537,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		Selected int
 	}
 	b.eval(`(() => ({fail: document.getElementById("n-fail").textContent, verdict: document.getElementById("verdict").textContent,
-		hidden: [...document.querySelectorAll("#list > .check")].filter(c => c.getClientRects().length === 0).length,
+		hidden: [...document.querySelectorAll("#list > *")].filter(c => c.getClientRects().length === 0).length,
 		form: document.getElementById("filters").getClientRects().length > 0}))()`, &static)
 	if static.Fail != fmt.Sprint(n.Fail) || static.Hidden != 0 || static.Form || static.Verdict != "NOT CONFORMANT" {
 		t.Errorf("without JavaScript: failed %s (want %d), %d checks hidden, filters shown %v, verdict %q", static.Fail, n.Fail, static.Hidden, static.Form, static.Verdict)
@@ -515,7 +550,7 @@ func TestHTMLInBrowser(t *testing.T) {
 // cssID returns the element id of the check called id.
 func cssID(t *testing.T, b *browser, id string) string {
 	var anchor string
-	b.eval(fmt.Sprintf(`[...document.querySelectorAll("#list > .check")].find(e => e.dataset.id === %q).id`, id), &anchor)
+	b.eval(fmt.Sprintf(`[...document.querySelectorAll("#list .check")].find(e => e.dataset.id === %q).id`, id), &anchor)
 	return anchor
 }
 

@@ -13,6 +13,22 @@ import (
 	"github.com/refereehq/referee/check"
 )
 
+// FormatOf returns the format member of a JSON document referee writes
+// (a report's Format, a matrix's "referee-matrix/1"), to tell which it is
+// before reading it.
+func FormatOf(data []byte) (string, error) {
+	var head struct {
+		Format *string `json:"format"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return "", fmt.Errorf("not one JSON object: %w", err)
+	}
+	if head.Format == nil {
+		return "", errors.New("no format member: not a referee report")
+	}
+	return *head.Format, nil
+}
+
 // Read decodes a referee-report/2 document, as WriteJSON writes it, and
 // checks that it holds together: known members only, the format, each
 // check's status and level, a known outcome on a passing may check only, a
@@ -27,17 +43,11 @@ func Read(data []byte) (*Report, error) {
 		return nil, fmt.Errorf("not one JSON object: %w", err)
 	}
 	// Unmarshal refuses anything but one JSON value, trailing data too.
-	var head struct {
-		Format *string `json:"format"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("not one JSON object: %w", err)
-	}
-	switch {
-	case head.Format == nil:
-		return nil, errors.New("no format member: not a referee report")
-	case *head.Format != Format:
-		return nil, fmt.Errorf("format %q: want %q", *head.Format, Format)
+	switch format, err := FormatOf(data); {
+	case err != nil:
+		return nil, err
+	case format != Format:
+		return nil, fmt.Errorf("format %q: want %q", format, Format)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -42,22 +42,10 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	}
 	// Checks that ended the same way, for the same reason, are one entry:
 	// the first with its evidence, then the others' IDs (or how many, -q).
-	entries, order := map[string]*textEntry{}, []*textEntry{}
-	for _, c := range checks {
-		if c.Status == "pass" && !opt.Passes && !c.Stale { // a stale pass is a problem: always shown
-			continue
-		}
-		key := entryKey(c)
-		if e := entries[key]; e != nil && key != "" {
-			e.more = append(e.more, c.ID)
-			continue
-		}
-		e := &textEntry{first: c}
-		entries[key] = e
-		order = append(order, e)
-	}
+	// A stale pass is a problem: always shown.
+	order := entries(checks, func(c Check) bool { return c.Status != "pass" || opt.Passes || c.Stale })
 	for _, e := range order {
-		c := e.first
+		c := e.first()
 		var tag string
 		switch c.Status {
 		case "pass":
@@ -83,19 +71,19 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 		case c.Known != "" && (c.Status == "fail" || c.Status == "error"):
 			id += " " + yellow("(known "+termsafe.Line(c.Known)+")")
 		}
-		if len(e.more) > 0 {
-			id += fmt.Sprintf(" and %d more", len(e.more))
+		if e.more() > 0 {
+			id += fmt.Sprintf(" and %d more", e.more())
 		}
 		if c.Reason != "" {
 			p.line("%s %s  %s", tag, id, faint(quote(c.Reason)))
 		} else {
 			p.line("%s %s", tag, id)
 		}
-		if c.Status == "pass" && len(e.more) == 0 {
+		if c.Status == "pass" && e.more() == 0 {
 			continue
 		}
-		if len(e.more) > 0 && opt.Passes { // -q: their count, on the line above
-			for _, l := range wrapIDs(e.more, textWidth-12) {
+		if e.more() > 0 && opt.Passes { // -q: their count, on the line above
+			for _, l := range wrapIDs(e.checks[1:], textWidth-12) {
 				p.line("      also %s", l)
 			}
 		}
@@ -328,34 +316,13 @@ const (
 	textWidth   = 100
 )
 
-// textEntry is one entry of the text report: a check, and the IDs of those
-// that ended as it did, for the same reason.
-type textEntry struct {
-	first Check
-	more  []string
-}
-
-// entryKey is what checks share to be one entry of the text report: their
-// status, level (but for not-checked ones), reason and baseline mark; "" for a check that stands alone
-// (a pass, or one with no reason to share).
-func entryKey(c Check) string {
-	if c.Reason == "" || c.Status == "pass" || c.Stale {
-		return ""
-	}
-	level := c.Level
-	if c.Status == "not-checked" {
-		level = "" // what was not checked is the same whatever its level
-	}
-	return c.Status + "\x00" + level + "\x00" + c.Known + "\x00" + c.Reason
-}
-
-// wrapIDs lists ids, made safe, on lines of at most width bytes (an ID
-// longer than that on a line of its own).
-func wrapIDs(ids []string, width int) []string {
+// wrapIDs lists the checks' IDs, made safe, on lines of at most width
+// bytes (an ID longer than that on a line of its own).
+func wrapIDs(checks []Check, width int) []string {
 	var lines []string
 	var b strings.Builder
-	for _, id := range ids {
-		id = clip(termsafe.Line(id))
+	for _, c := range checks {
+		id := clip(termsafe.Line(c.ID))
 		if b.Len() > 0 && b.Len()+2+len(id) > width {
 			lines = append(lines, b.String())
 			b.Reset()

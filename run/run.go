@@ -10,12 +10,15 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
+	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/internal/atomicfile"
 	"github.com/refereehq/referee/internal/regularfile"
 	"github.com/refereehq/referee/internal/termsafe"
@@ -73,6 +76,11 @@ type Plan struct {
 func Prepare(def *check.Definition, spec check.Spec, o Options) (*Plan, error) {
 	if err := validate(def, spec, o); err != nil {
 		return nil, err
+	}
+	if o.Corpus != "" {
+		if err := emptyFuzzCorpus(o.Corpus, o.MaxFileSize); err != nil {
+			return nil, err
+		}
 	}
 	loaded, err := def.Load(check.LoadOptions{Corpus: o.Corpus, Flags: o.Flags, MaxFileSize: o.MaxFileSize})
 	if err != nil {
@@ -143,6 +151,26 @@ func validate(def *check.Definition, spec check.Spec, o Options) error {
 		}
 	}
 	return def.CheckMode(spec.Mode)
+}
+
+// emptyFuzzCorpus refuses the corpus in dir when `referee fuzz --out`
+// wrote it and found nothing (corpus.Manifest.FuzzFoundNothing): it holds
+// no check, and a run of none proves nothing, so it is refused as a --run
+// that selects none is. Any other corpus, or a manifest that cannot be
+// read here, is left to the suite's reader to judge.
+func emptyFuzzCorpus(dir string, limit int64) error {
+	path := filepath.Join(dir, corpus.ManifestName)
+	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	raw, err := regularfile.ReadFile(path, limit)
+	if err != nil {
+		return nil
+	}
+	if m, err := corpus.ParseManifest(raw); err != nil || !m.FuzzFoundNothing() {
+		return nil
+	}
+	return check.Usagef("corpus %s holds no vector: referee fuzz wrote it and found nothing, so it has no check to replay (a run of no check is refused, as a --run that selects none is)", termsafe.Line(dir))
 }
 
 // readBaseline reads a baseline file of at most limit bytes (regularfile);

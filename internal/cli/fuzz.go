@@ -111,7 +111,7 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.Uint64Var(&o.seed, "seed", 1, "the seed of the inputs: the same seed and count give the same inputs")
 	f.IntVar(&o.count, "count", 0, fmt.Sprintf("generate `N` inputs (default %d unless --time is given)", fuzz.DefaultCount))
 	f.DurationVar(&o.time, "time", 0, "generate inputs for `D` (with --count, whichever ends first)")
-	f.StringVar(&o.out, "out", "", "write the divergences, shrunk, as a corpus in the suite's format to `DIR` (new in an existing directory, empty, or written by an earlier fuzz run and unchanged since, which is replaced)")
+	f.StringVar(&o.out, "out", "", "write the divergences, shrunk, as a corpus in the suite's format to `DIR`, an empty one when there are none (new in an existing directory, empty, or written by an earlier fuzz run and unchanged since, which is replaced)")
 	if def.Corpus != "" {
 		f.StringVar(&o.corpus, "corpus", "", "draw the reference and the generators from the corpus in `DIR` (its schemas, keys and vectors) instead of the suite's embedded one")
 	}

@@ -100,7 +100,7 @@ func deref(a, b *string) string {
 
 // fuzzDoc renders vectors as a vectors.json.
 func fuzzDoc(entries []any) ([]byte, error) {
-	doc := vectorsDoc{Format: "referee-jcs/1"}
+	doc := vectorsDoc{Format: "referee-jcs/1", Vectors: []vector{}} // a list, even of none
 	for _, e := range entries {
 		v, ok := e.(vector)
 		if !ok {
