@@ -103,21 +103,41 @@ type validation struct {
 	Errors bool     // the reply has an errors array
 }
 
+// threw words a failure as upstream's runner prints it: an err where an
+// answer is wanted is a throw, reason(ERR) (nil keeps the reason, as
+// Because gives it), with "threw: ERR" as what came, or "threw" alone when
+// bare.
+func threw(reason func(err string) string, bare bool) func(check.Miss) check.Outcome {
+	return func(m check.Miss) check.Outcome {
+		o := m.Outcome
+		if m.Kind == check.Erred {
+			if reason != nil {
+				o.Reason = reason(m.Err.Error())
+			}
+			o.Actual = "threw"
+			if !bare {
+				o.Actual += ": " + m.Err.Error()
+			}
+		}
+		return o
+	}
+}
+
 // validate calls validate; what names the fixture or vector in a failure.
 func validate(ctx context.Context, s *check.Session, what, shape string, v canon.Value) (validation, check.Outcome, bool) {
-	r, err := s.Call(ctx, OpValidate, map[string]any{"shape": shape, "value": json.RawMessage(v.String())})
-	if err != nil {
-		return validation{}, check.Broke(err), false
+	r, o, ok := check.Expect{
+		Op: OpValidate, Args: map[string]any{"shape": shape, "value": json.RawMessage(v.String())}, Want: "a verdict",
+		Words: threw(func(err string) string { return what + ": validate threw (" + err + ")" }, false),
+	}.OK(ctx, s)
+	if !ok {
+		return validation{}, o, false
 	}
-	if r.Err != nil {
-		return validation{}, check.Failed(what+": validate threw ("+r.Err.Error()+")", "a verdict", "threw: "+r.Err.Error()), false
-	}
-	valid, _ := r.OK.Lookup("valid")
-	if r.OK.Kind != canon.Object || valid.Kind != canon.Bool {
-		return validation{}, check.Failed(what+`: validate must answer {"valid": true|false, ...}`, `{"valid": B}`, r.OK.String()), false
+	valid, _ := r.Lookup("valid")
+	if r.Kind != canon.Object || valid.Kind != canon.Bool {
+		return validation{}, check.Failed(what+`: validate must answer {"valid": true|false, ...}`, `{"valid": B}`, r.String()), false
 	}
 	out := validation{Valid: valid.Bool}
-	if errs, ok := r.OK.Lookup("errors"); ok && errs.Kind == canon.Array {
+	if errs, ok := r.Lookup("errors"); ok && errs.Kind == canon.Array {
 		out.Errors = true
 		seen := map[string]bool{}
 		for _, e := range errs.Elems {
@@ -281,16 +301,16 @@ func keptCheck(cl *clauses, rel Release, f Fixture) check.Check {
 		Explain: fmt.Sprintf("sends: roundTrip of valid/%s with %q: \"kept\" planted\nexpects: the field back, where it was planted", f.File, planted),
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			marked, nested := plant(rel, f.Value)
-			r, err := s.Call(ctx, OpRoundTrip, map[string]any{"shape": f.Shape, "value": json.RawMessage(marked.String())})
-			if err != nil {
-				return check.Broke(err)
-			}
 			lost := "valid/" + f.File + ": the unknown field was lost in a round trip. An older reader must not silently strip a newer writer's data."
-			if r.Err != nil {
-				return check.Failed(lost, "the field kept", "threw: "+r.Err.Error())
+			back, o, ok := check.Expect{
+				Op: OpRoundTrip, Args: map[string]any{"shape": f.Shape, "value": json.RawMessage(marked.String())},
+				Want: "the field kept", Because: lost, Words: threw(nil, false),
+			}.OK(ctx, s)
+			if !ok {
+				return o
 			}
-			if !hasPlanted(*r.OK) {
-				return check.Failed(lost, "the field kept at the top level", check.Clip(r.OK.String()))
+			if !hasPlanted(back) {
+				return check.Failed(lost, "the field kept at the top level", check.Clip(back.String()))
 			}
 			if nested {
 				keys := []string{}
@@ -300,9 +320,9 @@ func keptCheck(cl *clauses, rel Release, f Fixture) check.Check {
 					}
 				}
 				sort.Strings(keys)
-				inner, _ := r.OK.Lookup(keys[0])
+				inner, _ := back.Lookup(keys[0])
 				if !hasPlanted(inner) {
-					return check.Failed(lost, "the field kept inside "+keys[0], check.Clip(r.OK.String()))
+					return check.Failed(lost, "the field kept inside "+keys[0], check.Clip(back.String()))
 				}
 			}
 			return check.Passed()
@@ -331,17 +351,26 @@ func textArgs(values map[string]json.RawMessage) map[string]any {
 // canonicalise calls canonicalise of value and returns the text; what
 // names the vector in a failure ("canonical/numbers").
 func canonicalise(ctx context.Context, s *check.Session, value json.RawMessage, what string) (string, check.Outcome, bool) {
-	r, err := s.Call(ctx, OpCanonicalise, textArgs(map[string]json.RawMessage{"value": value}))
-	if err != nil {
-		return "", check.Broke(err), false
+	return canonicalising(value, what, "").Text(ctx, s)
+}
+
+// canonicalising is the call of canonicalise of value, which wants a
+// string; what names the vector in a failure, and why, when set, ends the
+// reason of a throw.
+func canonicalising(value json.RawMessage, what, why string) check.Expect {
+	return check.Expect{
+		Op: OpCanonicalise, Args: textArgs(map[string]json.RawMessage{"value": value}), Want: "a string",
+		Words: func(m check.Miss) check.Outcome {
+			o := m.Outcome
+			switch m.Kind {
+			case check.Erred:
+				o.Reason, o.Actual = what+": threw ("+m.Err.Error()+")"+why, "threw"
+			case check.Mistyped:
+				o.Reason = what + ": canonicalise must return a string, got " + m.OK.Kind.String()
+			}
+			return o
+		},
 	}
-	if r.Err != nil {
-		return "", check.Failed(what+": threw ("+r.Err.Error()+")", "a string", "threw"), false
-	}
-	if r.OK.Kind != canon.String {
-		return "", check.Failed(what+": canonicalise must return a string, got "+r.OK.Kind.String(), "a string", r.OK.String()), false
-	}
-	return r.OK.Str, check.Outcome{}, true
 }
 
 // canonVectorCheck checks one canonical-bytes vector under id; what names
@@ -361,20 +390,12 @@ func canonVectorCheck(id, what string, v CanonVector, level check.Level, clause 
 		MissingReason: notCanonical,
 		Explain:       fmt.Sprintf("sends: canonicalise {\"value\": %s, \"value_text\": <the same text>}\nexpects: %s", check.Clip(string(v.Value)), expects),
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpCanonicalise, textArgs(map[string]json.RawMessage{"value": v.Value}))
-			if err != nil {
-				return check.Broke(err)
+			e := canonicalising(v.Value, what, " — "+v.Why)
+			e.MayRefuse = level == check.May
+			text, o, ok := e.Text(ctx, s)
+			if !ok {
+				return o
 			}
-			if r.Err != nil {
-				if level == check.May {
-					return check.Chose(check.ChoseReject)
-				}
-				return check.Failed(what+": threw ("+r.Err.Error()+") — "+v.Why, "a string", "threw")
-			}
-			if r.OK.Kind != canon.String {
-				return check.Failed(what+": canonicalise must return a string, got "+r.OK.Kind.String(), "a string", r.OK.String())
-			}
-			text := r.OK.Str
 			sum := sha256.Sum256([]byte(text))
 			if got := hex.EncodeToString(sum[:]); got != v.SHA256 {
 				want := jsonText(v.Canonical)
@@ -401,16 +422,16 @@ func jcsCheck(cl *clauses, j JCSCase) check.Check {
 		MissingReason: notCanonical,
 		Explain:       "sends: canonicalise of conformance/jcs/input/" + j.File + ".json, as value and value_text\nexpects: the bytes of conformance/jcs/outhex/" + j.File + ".txt",
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			got, o, ok := canonicalise(ctx, s, j.Input, "canonical/jcs/"+j.File)
-			if !ok {
+			e := canonicalising(j.Input, "canonical/jcs/"+j.File, "")
+			words := e.Words
+			e.Words = func(m check.Miss) check.Outcome {
+				o := words(m)
+				if m.Kind == check.Differs {
+					o.Reason = "canonical/jcs/" + j.File + ": bytes differ from RFC 8785's reference output. Got " + jsonText(m.OK.Str) + "."
+				}
 				return o
 			}
-			if o := check.SameBytes("canonical bytes", j.Want, []byte(got)); o.Status != check.Pass {
-				text := jsonText(got)
-				o.Reason = "canonical/jcs/" + j.File + ": bytes differ from RFC 8785's reference output. Got " + string(text) + "."
-				return o
-			}
-			return check.Passed()
+			return e.Bytes(ctx, s, "canonical bytes", j.Want)
 		},
 	}
 }
@@ -430,14 +451,14 @@ func mustFailCheck(cl *clauses, name, construct, why string) check.Check {
 		MissingReason: notCanonical,
 		Explain:       `sends: canonicalise {"value": {"x": null}, "value_text": "{\"x\":null}", "nonfinite": {"path": "/x", "value": "` + value + `"}}` + "\nexpects: err (the adapter puts its language's " + value + " at /x)",
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpCanonicalise, args)
-			if err != nil {
-				return check.Broke(err)
-			}
-			if r.Err == nil {
-				return check.Failed("canonical/"+name+": serialised without failing, but it must fail — "+why, "err", r.OK.String())
-			}
-			return check.Passed()
+			return check.Expect{
+				Op: OpCanonicalise, Args: args, Because: "canonical/" + name + ": serialised without failing, but it must fail — " + why,
+				Words: func(m check.Miss) check.Outcome { // Accepted, the one miss of Refused with no code
+					o := m.Outcome
+					o.Actual, o.Notes = m.OK.String(), nil
+					return o
+				},
+			}.Refused(ctx, s)
 		},
 	}
 }

@@ -114,14 +114,14 @@ func narrowBehaviourCheck(id, what string, v NarrowVector, clause string) check.
 				return check.Failed(narrowNeeds, "canonicalise offered", "narrow without canonicalise")
 			}
 			w := what
-			r, err := s.Call(ctx, OpNarrow, textArgs(map[string]json.RawMessage{"declared": v.Declared, "parent": v.Parent}))
-			if err != nil {
-				return check.Broke(err)
+			r, o, ok := check.Expect{
+				Op: OpNarrow, Args: textArgs(map[string]json.RawMessage{"declared": v.Declared, "parent": v.Parent}), Want: expect,
+				Words: threw(func(err string) string { return w + ": narrow threw (" + err + ") — " + v.Why }, true),
+			}.OK(ctx, s)
+			if !ok {
+				return o
 			}
-			if r.Err != nil {
-				return check.Failed(w+": narrow threw ("+r.Err.Error()+") — "+v.Why, expect, "threw")
-			}
-			refusals, hasRefusals := r.OK.Lookup("refusals")
+			refusals, hasRefusals := r.Lookup("refusals")
 			var got []string
 			for _, e := range refusals.Elems {
 				got = append(got, e.Str)
@@ -141,9 +141,9 @@ func narrowBehaviourCheck(id, what string, v NarrowVector, clause string) check.
 			if hasRefusals && refusals.Kind != canon.Null && !(refusals.Kind == canon.Bool && !refusals.Bool) {
 				return check.Failed(fmt.Sprintf("%s: expected a grant, got refusal %s — %s", w, gotJSON, v.Why), "a grant", string(gotJSON))
 			}
-			granted, ok := r.OK.Lookup("granted")
+			granted, ok := r.Lookup("granted")
 			if !ok {
-				return check.Failed(w+": expected a grant, got neither granted nor refusals — "+v.Why, "a grant", r.OK.String())
+				return check.Failed(w+": expected a grant, got neither granted nor refusals — "+v.Why, "a grant", r.String())
 			}
 			want, o, ok := canonicalise(ctx, s, v.Granted, w)
 			if !ok {
@@ -234,17 +234,7 @@ func signatureChecks(cl *clauses, key string, v SignatureVector) []check.Check {
 			Level: check.Must, Clause: cl.verify,
 			Explain: fmt.Sprintf("sends: verify {\"lease\", \"lease_text\", \"key_hex\": %q}\nexpects: %v", key, want),
 			Do: func(ctx context.Context, s *check.Session) check.Outcome {
-				r, err := s.Call(ctx, OpVerify, verifyArgs(lease, key))
-				if err != nil {
-					return check.Broke(err)
-				}
-				if r.Err != nil {
-					return check.Failed(failMsg, fmt.Sprint(want), "threw: "+r.Err.Error())
-				}
-				if r.OK.Kind != canon.Bool || r.OK.Bool != want {
-					return check.Failed(failMsg, fmt.Sprint(want), r.OK.String())
-				}
-				return check.Passed()
+				return check.Expect{Op: OpVerify, Args: verifyArgs(lease, key), Because: failMsg, Words: threw(nil, false)}.Verdict(ctx, s, want)
 			},
 		}
 	}
@@ -269,9 +259,10 @@ func signatureChecks(cl *clauses, key string, v SignatureVector) []check.Check {
 			Level: check.Must, Clause: cl.hash,
 			Explain: "sends: hash {\"value\": <the declaration>, \"value_text\": <its text>}\nexpects: " + declared.Str,
 			Do: func(ctx context.Context, s *check.Session) check.Outcome {
-				r, err := s.Call(ctx, OpHash, textArgs(map[string]json.RawMessage{"value": json.RawMessage(v.Declared.String())}))
-				if err != nil {
-					return check.Broke(err)
+				// Whatever came, a throw or a value, is shown against the declared hash.
+				r, o, ok := check.Expect{Op: OpHash, Args: textArgs(map[string]json.RawMessage{"value": json.RawMessage(v.Declared.String())})}.Reply(ctx, s)
+				if !ok {
+					return o
 				}
 				got := r.OK.String()
 				if r.Err != nil {
@@ -324,17 +315,17 @@ func findings(ctx context.Context, s *check.Session, lease canon.Value, chain []
 	if haveChain {
 		args["chain"] = chain
 	}
-	r, err := s.Call(ctx, OpRules, args)
-	if err != nil {
-		return nil, nil, check.Broke(err), false
-	}
-	if r.Err != nil {
-		return nil, nil, check.Failed("rules threw: "+r.Err.Error(), "findings", "threw"), false
+	r, o, ok := check.Expect{
+		Op: OpRules, Args: args, Want: "findings",
+		Words: threw(func(err string) string { return "rules threw: " + err }, true),
+	}.OK(ctx, s)
+	if !ok {
+		return nil, nil, o, false
 	}
 	paths := map[string][]string{}
 	var rules []string
-	if r.OK.Kind == canon.Array {
-		for _, e := range r.OK.Elems {
+	if r.Kind == canon.Array {
+		for _, e := range r.Elems {
 			rule, _ := e.Lookup("rule")
 			path, _ := e.Lookup("path")
 			if _, seen := paths[rule.Str]; !seen {
@@ -342,8 +333,8 @@ func findings(ctx context.Context, s *check.Session, lease canon.Value, chain []
 			}
 			paths[rule.Str] = append(paths[rule.Str], path.Str)
 		}
-	} else if r.OK.Kind != canon.Null {
-		return nil, nil, check.Failed("rules must answer an array of findings", "[{rule, path}]", r.OK.String()), false
+	} else if r.Kind != canon.Null {
+		return nil, nil, check.Failed("rules must answer an array of findings", "[{rule, path}]", r.String()), false
 	}
 	return paths, rules, check.Outcome{}, true
 }

@@ -578,17 +578,17 @@ func supRoundTripCheck(id, what string, sc SupplementCase, base, shape string, v
 		Needs:   []string{OpRoundTrip},
 		Explain: fmt.Sprintf("sends: roundTrip {\"shape\": %q, \"value\": <%s>}\nexpects: %s still %s", shape, base, sc.Kept, check.Clip(want.String())),
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpRoundTrip, map[string]any{"shape": shape, "value": json.RawMessage(value.String())})
-			if err != nil {
-				return check.Broke(err)
-			}
 			lost := what + ": the unknown member at " + sc.Kept + " was lost in a round trip — " + sc.Doc
-			if r.Err != nil {
-				return check.Failed(lost, want.String(), "threw: "+r.Err.Error())
+			back, o, ok := check.Expect{
+				Op: OpRoundTrip, Args: map[string]any{"shape": shape, "value": json.RawMessage(value.String())},
+				Want: want.String(), Because: lost, Words: threw(nil, false),
+			}.OK(ctx, s)
+			if !ok {
+				return o
 			}
-			got, ok := getAt(*r.OK, toks)
+			got, ok := getAt(back, toks)
 			if !ok || !canon.Equal(got, want) {
-				return check.Failed(lost, want.String(), check.Clip(r.OK.String()))
+				return check.Failed(lost, want.String(), check.Clip(back.String()))
 			}
 			return check.Passed()
 		},
@@ -603,18 +603,16 @@ func supVerifyCheck(id, what string, sc SupplementCase, base, key string, lease 
 		Needs:   []string{OpVerify},
 		Explain: fmt.Sprintf("sends: verify {\"lease\": <%s>, \"lease_text\", \"key_hex\": %q}\nexpects: %v", base, key, want),
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpVerify, verifyArgs(lease, key))
-			if err != nil {
-				return check.Broke(err)
-			}
 			msg := fmt.Sprintf("%s: verify said %s, want %v — %s", what, "%s", want, sc.Doc)
-			if r.Err != nil {
-				return check.Failed(fmt.Sprintf(msg, "threw"), fmt.Sprint(want), "threw: "+r.Err.Error())
-			}
-			if r.OK.Kind != canon.Bool || r.OK.Bool != want {
-				return check.Failed(fmt.Sprintf(msg, r.OK.String()), fmt.Sprint(want), r.OK.String())
-			}
-			return check.Passed()
+			return check.Expect{Op: OpVerify, Args: verifyArgs(lease, key), Words: func(m check.Miss) check.Outcome {
+				o := m.Outcome
+				if m.Kind == check.Erred {
+					o.Reason, o.Actual = fmt.Sprintf(msg, "threw"), "threw: "+m.Err.Error()
+				} else { // a value other than want
+					o.Reason = fmt.Sprintf(msg, m.OK.String())
+				}
+				return o
+			}}.Verdict(ctx, s, want)
 		},
 	}
 }

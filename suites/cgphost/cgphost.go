@@ -134,10 +134,9 @@ func (e *env) compose(ctx context.Context, s *check.Session, c call) (*trip, *ch
 		args.Providers = append(args.Providers, arg)
 	}
 	start := time.Now()
-	r, err := s.Call(ctx, OpCompose, args)
+	r, o, ok := check.Expect{Op: OpCompose, Args: args}.Reply(ctx, s)
 	t.elapsed = time.Since(start)
-	if err != nil {
-		o := check.Broke(err)
+	if !ok {
 		return nil, &o
 	}
 	t.reply = r
@@ -278,6 +277,24 @@ func (j *judge) silent(t *trip, id string) {
 		j.failf("%sprovider %s (%s) received a query envelope: the payload left before consent (see what it received)", t.label(), id, t.role(id))
 	case p.Mentions(Goal):
 		j.failf("%sprovider %s (%s) received the query's goal in a line that is not a query", t.label(), id, t.role(id))
+	}
+}
+
+// refused requires of a composition that each provider of ids be reported
+// result and contribute no frame.
+func (j *judge) refused(t *trip, c *composition, result string, ids ...string) {
+	for _, id := range ids {
+		j.result(t, c, id, result)
+		j.excluded(t, c, id)
+	}
+}
+
+// took requires of a composition that each provider of ids be reported
+// frames and have every frame it served admitted.
+func (j *judge) took(t *trip, c *composition, ids ...string) {
+	for _, id := range ids {
+		j.result(t, c, id, "frames")
+		j.admitted(t, c, id)
 	}
 }
 

@@ -158,14 +158,8 @@ func versionReject(ctx context.Context, s *check.Session, e *env, doc string) ch
 		}
 	}
 	if c := j.read(t); c != nil {
-		for _, id := range bad {
-			j.result(t, c, id, "version_mismatch")
-			j.excluded(t, c, id)
-		}
-		for _, id := range []string{"bravo", "charlie"} {
-			j.result(t, c, id, "frames")
-			j.admitted(t, c, id)
-		}
+		j.refused(t, c, "version_mismatch", bad...)
+		j.took(t, c, "bravo", "charlie")
 	}
 	return j.outcome(doc, fmt.Sprintf("contextgraph/2.0 and contextgraph/10.0 refused as version_mismatch, never queried; contextgraph/1.9 and contextgraph/1.0-draft admitted; reply in %s", t.elapsed.Round(timeRound)))
 }
@@ -182,10 +176,8 @@ func budgetDrop(ctx context.Context, s *check.Session, e *env, doc string) check
 	}
 	j := &judge{}
 	if c := j.read(t); c != nil {
-		j.result(t, c, "alpha", "over_budget")
-		j.excluded(t, c, "alpha")
-		j.result(t, c, "bravo", "frames")
-		j.admitted(t, c, "bravo")
+		j.refused(t, c, "over_budget", "alpha")
+		j.took(t, c, "bravo")
 	}
 	return j.outcome(doc, "the 1200-token reply was refused whole as over_budget; the 200-token one admitted")
 }
@@ -199,10 +191,8 @@ func frameLimit(ctx context.Context, s *check.Session, e *env, doc string) check
 	}
 	j := &judge{}
 	if c := j.read(t); c != nil {
-		j.result(t, c, "alpha", "frame_flood")
-		j.excluded(t, c, "alpha")
-		j.result(t, c, "bravo", "frames")
-		j.admitted(t, c, "bravo")
+		j.refused(t, c, "frame_flood", "alpha")
+		j.took(t, c, "bravo")
 	}
 	return j.outcome(doc, "the twelve-frame reply was refused whole as frame_flood; the two-frame one admitted")
 }
@@ -228,10 +218,8 @@ func consentGate(ctx context.Context, s *check.Session, e *env, doc string) chec
 		return *fault
 	}
 	if c := j.read(t); c != nil {
-		j.result(t, c, "alpha", "consent_required")
-		j.excluded(t, c, "alpha")
-		j.result(t, c, "bravo", "frames")
-		j.admitted(t, c, "bravo")
+		j.refused(t, c, "consent_required", "alpha")
+		j.took(t, c, "bravo")
 	}
 	j.silent(t, "alpha") // on the wire, whatever the reply says
 	t2, fault := e.compose(ctx, s, call{what: "with consent", query: probe(8, 1000), members: members(), consent: []string{"alpha"}})
@@ -239,8 +227,7 @@ func consentGate(ctx context.Context, s *check.Session, e *env, doc string) chec
 		return *fault
 	}
 	if c := j.read(t2); c != nil {
-		j.result(t2, c, "alpha", "frames")
-		j.admitted(t2, c, "alpha")
+		j.took(t2, c, "alpha")
 	}
 	j.queried(t2, "alpha")
 	return j.outcome(doc, "without consent the egress provider was refused as consent_required and received no query; with consent it was queried and admitted")
@@ -271,8 +258,7 @@ func scopeReceipt(ctx context.Context, s *check.Session, e *env, doc string) che
 			}
 		}
 		j.excluded(t, c, "alpha")
-		j.result(t, c, "bravo", "frames")
-		j.admitted(t, c, "bravo")
+		j.took(t, c, "bravo")
 	}
 	j.silent(t, "alpha")
 	t2, fault := e.compose(ctx, s, call{what: "every receipt", query: probe(8, 1000), members: []member{alpha, bravo},
@@ -281,8 +267,7 @@ func scopeReceipt(ctx context.Context, s *check.Session, e *env, doc string) che
 		return *fault
 	}
 	if c := j.read(t2); c != nil {
-		j.result(t2, c, "alpha", "frames")
-		j.admitted(t2, c, "alpha")
+		j.took(t2, c, "alpha")
 	}
 	j.queried(t2, "alpha")
 	return j.outcome(doc, "with third-party-model unreceipted the provider was refused as consent_scope_required [third-party-model] and received no query; with both receipts it was queried and admitted")
@@ -453,12 +438,8 @@ func crashIsolation(ctx context.Context, s *check.Session, e *env, doc string) c
 		j.failf("the compose reply took %s, more than %s: a crashed provider must not hold up the others", t.elapsed.Round(timeRound), promptly)
 	}
 	if c := j.read(t); c != nil {
-		j.result(t, c, "alpha", "provider_crashed")
-		j.excluded(t, c, "alpha")
-		for _, id := range []string{"bravo", "charlie"} {
-			j.result(t, c, id, "frames")
-			j.admitted(t, c, id)
-		}
+		j.refused(t, c, "provider_crashed", "alpha")
+		j.took(t, c, "bravo", "charlie")
 	}
 	return j.outcome(doc, fmt.Sprintf("the crashing provider was reported provider_crashed and excluded; both healthy providers' frames arrived, in %s", t.elapsed.Round(timeRound)))
 }
@@ -480,10 +461,8 @@ func credentialHygiene(ctx context.Context, s *check.Session, e *env, doc string
 	}
 	j := &judge{}
 	if c := j.read(t); c != nil {
-		j.result(t, c, "alpha", "unauthorized")
-		j.excluded(t, c, "alpha")
-		j.result(t, c, "bravo", "frames")
-		j.admitted(t, c, "bravo")
+		j.refused(t, c, "unauthorized", "alpha")
+		j.took(t, c, "bravo")
 	}
 	sawOwn := false
 	for _, r := range t.served["bravo"].Received() {

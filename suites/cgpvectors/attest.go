@@ -130,21 +130,16 @@ func attestationChecks(k *AttestationKey) []check.Check {
 			OpSignRecordAttestation, hex.EncodeToString(k.Seed), rec.Hash, good, cgp.RecordAttestationDomain),
 		Clause: clauseRecordSigned,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpSignRecordAttestation, map[string]string{"seed": hex.EncodeToString(k.Seed), "signed_record_hash": rec.Hash})
-			if err != nil {
-				return check.Broke(err)
-			}
-			if r.Err != nil {
-				return check.Failed(OpSignRecordAttestation+" failed: "+r.Err.Error(), good, "err: "+r.Err.Error())
-			}
-			if r.OK.Kind != canon.String {
-				return check.Failed(OpSignRecordAttestation+" returned "+r.OK.Kind.String()+", not a string", good, r.OK.String())
-			}
-			o := check.SameBytes("signature (hex)", []byte(good), []byte(r.OK.Str))
-			if o.Status == check.Fail && r.OK.Str == bare {
-				o.Reason = "the signature is of the bare digest: a record attestation signs \"" + cgp.RecordAttestationDomain + "\" followed by the hash's 32 raw bytes"
-			}
-			return o
+			return check.Expect{
+				Op: OpSignRecordAttestation, Args: map[string]string{"seed": hex.EncodeToString(k.Seed), "signed_record_hash": rec.Hash},
+				Words: func(m check.Miss) check.Outcome {
+					o := m.Outcome
+					if m.Kind == check.Differs && m.OK.Str == bare {
+						o.Reason = "the signature is of the bare digest: a record attestation signs \"" + cgp.RecordAttestationDomain + "\" followed by the hash's 32 raw bytes"
+					}
+					return o
+				},
+			}.Bytes(ctx, s, "signature (hex)", []byte(good))
 		},
 	}}
 	cases := []struct {
@@ -183,17 +178,16 @@ func attestationChecks(k *AttestationKey) []check.Check {
 			Explain: fmt.Sprintf("sends: %s {\"record\": <%s>, \"attestation\": %s, \"public_key\": %q}\nexpects: ok %s", OpVerifyRecordAttestation, rec.Name, check.Clip(string(c.att)), c.pub, want),
 			Clause:  clause,
 			Do: func(ctx context.Context, s *check.Session) check.Outcome {
-				r, err := s.Call(ctx, OpVerifyRecordAttestation, map[string]any{"record": raw(c.record), "attestation": c.att, "public_key": c.pub})
-				if err != nil {
-					return check.Broke(err)
+				r, o, ok := check.Expect{
+					Op: OpVerifyRecordAttestation, Args: map[string]any{"record": raw(c.record), "attestation": c.att, "public_key": c.pub}, Want: want,
+				}.OK(ctx, s)
+				if !ok {
+					return o
 				}
-				if r.Err != nil {
-					return check.Failed(OpVerifyRecordAttestation+" failed: "+r.Err.Error(), want, "err: "+r.Err.Error())
-				}
-				valid, okV := r.OK.Lookup("valid")
-				reason, _ := r.OK.Lookup("reason")
-				if r.OK.Kind != canon.Object || !okV || valid.Kind != canon.Bool {
-					return check.Failed(OpVerifyRecordAttestation+` must answer {"valid": B, ...}`, want, r.OK.String())
+				valid, okV := r.Lookup("valid")
+				reason, _ := r.Lookup("reason")
+				if r.Kind != canon.Object || !okV || valid.Kind != canon.Bool {
+					return check.Failed(OpVerifyRecordAttestation+` must answer {"valid": B, ...}`, want, r.String())
 				}
 				switch {
 				case c.reason == "" && !valid.Bool:
@@ -201,13 +195,13 @@ func attestationChecks(k *AttestationKey) []check.Check {
 					if reason.Kind == canon.String && reason.Str != "" {
 						why = reason.Str
 					}
-					return check.Failed("a correct attestation was refused ("+why+")", want, r.OK.String())
+					return check.Failed("a correct attestation was refused ("+why+")", want, r.String())
 				case c.reason == "":
 					return check.Passed()
 				case valid.Bool:
-					return check.Failed("an attestation that must be refused with "+c.reason+" was accepted", want, r.OK.String())
+					return check.Failed("an attestation that must be refused with "+c.reason+" was accepted", want, r.String())
 				case reason.Kind != canon.String || reason.Str != c.reason:
-					return check.Failed(fmt.Sprintf("refused, but with reason %s, want %s", reason.String(), c.reason), want, r.OK.String())
+					return check.Failed(fmt.Sprintf("refused, but with reason %s, want %s", reason.String(), c.reason), want, r.String())
 				}
 				return check.Passed()
 			},

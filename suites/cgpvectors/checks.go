@@ -83,6 +83,18 @@ func withText(key string, v canon.Value) map[string]any {
 	return map[string]any{key: raw(v), key + "_text": v.String()}
 }
 
+// erred words an err where an answer is wanted as the op, words and the
+// err: erred("threw") gives "canonicalize threw: ERR".
+func erred(words string) func(check.Miss) check.Outcome {
+	return func(m check.Miss) check.Outcome {
+		o := m.Outcome
+		if m.Kind == check.Erred {
+			o.Reason = m.Op + " " + words + ": " + m.Err.Error()
+		}
+		return o
+	}
+}
+
 func jcsOf(v canon.Value) string {
 	b, _ := cgp.Canonical(v) // the corpus reader checked it has one
 	return string(b)
@@ -97,25 +109,10 @@ func normalizedCheck(d DigestCase, op, key string) check.Check {
 		Explain: fmt.Sprintf("sends: %s {%q: %s}\nexpects: ok, an object whose RFC 8785 text is %s", op, key, check.Clip(d.Source.String()), check.Clip(strconv.Quote(want))),
 		Clause:  clauseMaterialize,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, op, withText(key, d.Source))
-			if err != nil {
-				return check.Broke(err)
-			}
-			if r.Err != nil {
-				return check.Failed(op+" rejected a valid "+key+": "+r.Err.Error(), want, "err: "+r.Err.Error())
-			}
-			if r.OK.Kind != canon.Object {
-				return check.Failed(op+" returned "+r.OK.Kind.String()+", not an object", want, r.OK.String())
-			}
-			got, err := cgp.Canonical(*r.OK)
-			if err != nil {
-				return check.Failed(op+" returned a value with no RFC 8785 form: "+err.Error(), want, r.OK.String())
-			}
-			o := check.SameBytes("the normalized "+key+" (as RFC 8785 text)", []byte(want), got)
-			if o.Status == check.Fail {
-				o.Notes = append(o.Notes, "normalisation materialises only "+arrays(key)+" as [] when absent; absent optional members stay absent (never null) and array order is kept")
-			}
-			return o
+			return check.Expect{
+				Op: op, Args: withText(key, d.Source), Words: erred("rejected a valid " + key),
+				Notes: []string{"normalisation materialises only " + arrays(key) + " as [] when absent; absent optional members stay absent (never null) and array order is kept"},
+			}.Value(ctx, s, "the normalized "+key+" (as RFC 8785 text)", d.Normalized)
 		},
 	}
 }
@@ -127,19 +124,9 @@ func arrays(key string) string {
 	return "provenance and relations"
 }
 
-// canonicalize calls canonicalize with args and returns the string it gives.
-func canonicalize(ctx context.Context, s *check.Session, args any, want string) (string, check.Outcome, bool) {
-	r, err := s.Call(ctx, OpCanonicalize, args)
-	if err != nil {
-		return "", check.Broke(err), false
-	}
-	if r.Err != nil {
-		return "", check.Failed("canonicalize threw: "+r.Err.Error(), want, "err: "+r.Err.Error()), false
-	}
-	if r.OK.Kind != canon.String {
-		return "", check.Failed("canonicalize returned "+r.OK.Kind.String()+", not a string", want, r.OK.String()), false
-	}
-	return r.OK.Str, check.Outcome{}, true
+// canonicalize is a call of canonicalize with args.
+func canonicalize(args any) check.Expect {
+	return check.Expect{Op: OpCanonicalize, Args: args, Words: erred("threw")}
 }
 
 func jcsCheck(prefix string, v canon.Value, want string) check.Check {
@@ -154,11 +141,7 @@ func jcsCheck(prefix string, v canon.Value, want string) check.Check {
 		Explain: fmt.Sprintf("sends: canonicalize {\"value\": %s}\nexpects: ok, the string %s, byte for byte", check.Clip(v.String()), check.Clip(strconv.Quote(want))),
 		Clause:  clause,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			got, o, ok := canonicalize(ctx, s, map[string]json.RawMessage{"value": raw(v)}, want)
-			if !ok {
-				return o
-			}
-			return check.SameBytes("the RFC 8785 text", []byte(want), []byte(got))
+			return canonicalize(map[string]json.RawMessage{"value": raw(v)}).Bytes(ctx, s, "the RFC 8785 text", []byte(want))
 		},
 	}
 }
@@ -171,18 +154,12 @@ func shaCheck(prefix string, v canon.Value, want string) check.Check {
 		Explain: fmt.Sprintf("sends: digest {\"value\": %s}\nexpects: ok, the string %q", check.Clip(v.String()), want),
 		Clause:  clauseSHA256,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpDigest, map[string]json.RawMessage{"value": raw(v)})
-			if err != nil {
-				return check.Broke(err)
+			got, o, ok := check.Expect{Op: OpDigest, Args: map[string]json.RawMessage{"value": raw(v)}, Want: want, Words: erred("threw")}.Text(ctx, s)
+			if !ok {
+				return o
 			}
-			if r.Err != nil {
-				return check.Failed("digest threw: "+r.Err.Error(), want, "err: "+r.Err.Error())
-			}
-			if r.OK.Kind != canon.String {
-				return check.Failed("digest returned "+r.OK.Kind.String()+", not a string", want, r.OK.String())
-			}
-			if r.OK.Str != want {
-				o := check.Failed("the digest differs", want, r.OK.Str)
+			if got != want {
+				o := check.Failed("the digest differs", want, got)
 				o.Notes = []string{"the digest is over the UTF-8 of the RFC 8785 text: " + check.Clip(strconv.Quote(jcsOf(v)))}
 				return o
 			}
@@ -204,19 +181,21 @@ func strictCheck(c StrictCase) check.Check {
 		Explain: fmt.Sprintf("sends: %s {%q: %s}\nexpects: %s", op, c.Target, check.Clip(c.Input.String()), want),
 		Clause:  clauseStrict,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, op, withText(c.Target, c.Input))
-			if err != nil {
-				return check.Broke(err)
-			}
-			if r.Err == nil {
-				o := check.Failed(op+" accepted a "+c.Target+" with an unknown field", want, "accepted")
-				o.Notes = []string{"it returned: " + check.Clip(r.OK.String())}
+			refusal, o, ok := check.Expect{
+				Op: op, Args: withText(c.Target, c.Input), Want: want, Because: op + " accepted a " + c.Target + " with an unknown field",
+				Words: func(m check.Miss) check.Outcome {
+					o := m.Outcome
+					if m.Kind == check.Miscoded {
+						o.Reason = fmt.Sprintf("%s rejected with code %q, want %q", op, m.Err.Code, cgp.CodeUnknownField)
+						o.Actual = "code " + strconv.Quote(m.Err.Code)
+					}
+					return o
+				},
+			}.Refusal(ctx, s, cgp.CodeUnknownField)
+			if !ok {
 				return o
 			}
-			if r.Err.Code != cgp.CodeUnknownField {
-				return check.Failed(fmt.Sprintf("%s rejected with code %q, want %q", op, r.Err.Code, cgp.CodeUnknownField), want, "code "+strconv.Quote(r.Err.Code))
-			}
-			p, ok := r.Err.Member("path")
+			p, ok := refusal.Member("path")
 			if !ok || p.Kind != canon.String {
 				return check.Failed("err has no string path", c.UnknownPath, "no path")
 			}
@@ -290,11 +269,7 @@ func vectorNormalizedCheck(v Vector) check.Check {
 		Explain: fmt.Sprintf("sends: canonicalize {\"value_text\": %s}\nexpects: ok, the string %s", check.Clip(strconv.Quote(v.InputJSON)), check.Clip(strconv.Quote(want))),
 		Clause:  clauseVectorJCS,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			got, o, ok := canonicalize(ctx, s, map[string]string{"value_text": v.InputJSON}, want)
-			if !ok {
-				return o
-			}
-			return check.SameBytes("the RFC 8785 text of the parsed input", []byte(want), []byte(got))
+			return canonicalize(map[string]string{"value_text": v.InputJSON}).Bytes(ctx, s, "the RFC 8785 text of the parsed input", []byte(want))
 		},
 	}
 }

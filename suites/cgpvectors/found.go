@@ -211,47 +211,50 @@ func opCaseCheck(oc OpCase) check.Check {
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s", oc.Op, check.Clip(string(args)), check.Clip(want)),
 		Clause:  clause,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, oc.Op, args)
-			if err != nil {
-				return check.Broke(err)
+			note := opCaseNotes.Get()[oc.Op]
+			e := check.Expect{Op: oc.Op, Args: args, Want: want, Notes: []string{note}}
+			if oc.Op == OpInclusionProof {
+				e.Words = mustAnswerProof
+				return e.Value(ctx, s, "the proof (as RFC 8785 text)", oc.Expected)
 			}
-			if r.Err != nil {
-				return check.Failed(oc.Op+" failed: "+r.Err.Error(), want, "err: "+r.Err.Error())
-			}
-			var o check.Outcome
-			switch oc.Op {
-			case OpInclusionProof:
-				got, err := cgp.Canonical(*r.OK)
-				if err != nil || r.OK.Kind != canon.Object {
-					return check.Failed(oc.Op+" must answer {leaf_index, leaf_count, path}", want, r.OK.String())
-				}
-				wantJCS, _ := cgp.Canonical(oc.Expected)
-				o = check.SameBytes("the proof (as RFC 8785 text)", wantJCS, got)
-			case OpVerifyInclusion:
-				wv, _ := oc.Expected.Lookup("valid")
-				v, ok := r.OK.Lookup("valid")
-				switch {
-				case r.OK.Kind != canon.Object || !ok || v.Kind != canon.Bool:
-					return check.Failed(oc.Op+` must answer {"valid": B, ...}`, want, r.OK.String())
-				case v.Bool == wv.Bool:
-					o = check.Passed()
-				case wv.Bool:
-					o = check.Failed("a proof that replays to the root was refused", want, r.OK.String())
-				default:
-					o = check.Failed("a proof that must be refused was accepted", want, r.OK.String())
-				}
-			default:
-				if r.OK.Kind != canon.String {
-					return check.Failed(oc.Op+" returned "+r.OK.Kind.String()+", not a string", want, r.OK.String())
-				}
-				o = differs(oc.Op+"'s answer", oc.Expected.Str, r.OK.Str)
-			}
-			if o.Status == check.Fail {
-				o.Notes = append(o.Notes, opCaseNotes.Get()[oc.Op])
-			}
-			return o
+			return opCaseAnswer(ctx, s, e, oc)
 		},
 	}
+}
+
+// opCaseAnswer judges the answer of an op case that is not a proof: a
+// verifyInclusion verdict by its valid member, any other op's string byte
+// for byte. A wrong answer carries the note of the op's rule, an answer
+// of the wrong shape does not.
+func opCaseAnswer(ctx context.Context, s *check.Session, e check.Expect, oc OpCase) check.Outcome {
+	if oc.Op != OpVerifyInclusion {
+		got, o, ok := e.Text(ctx, s)
+		if !ok {
+			return o
+		}
+		if o = differs(oc.Op+"'s answer", oc.Expected.Str, got); o.Status == check.Fail {
+			o.Notes = e.Notes
+		}
+		return o
+	}
+	r, o, ok := e.OK(ctx, s)
+	if !ok {
+		return o
+	}
+	wv, _ := oc.Expected.Lookup("valid")
+	v, ok := r.Lookup("valid")
+	switch {
+	case r.Kind != canon.Object || !ok || v.Kind != canon.Bool:
+		return check.Failed(oc.Op+` must answer {"valid": B, ...}`, e.Want, r.String())
+	case v.Bool == wv.Bool:
+		return check.Passed()
+	case wv.Bool:
+		o = check.Failed("a proof that replays to the root was refused", e.Want, r.String())
+	default:
+		o = check.Failed("a proof that must be refused was accepted", e.Want, r.String())
+	}
+	o.Notes = e.Notes
+	return o
 }
 
 // The JSON shapes of the found files, as written.

@@ -234,20 +234,14 @@ func (v frameVerdict) String() string {
 // of ok's own rule and field, as adapters written before the list answer).
 func checkFrame(ctx context.Context, s *check.Session, frame canon.Value, want string) (frameVerdict, check.Outcome, bool) {
 	var vd frameVerdict
-	r, err := s.Call(ctx, OpCheckFrame, withText("frame", frame))
-	if err != nil {
-		return vd, check.Broke(err), false
-	}
-	if r.Err != nil {
-		return vd, check.Failed("checkFrame threw: "+r.Err.Error(), want, "err: "+r.Err.Error()), false
-	}
-	if r.OK.Kind != canon.Object {
-		return vd, check.Failed("checkFrame returned "+r.OK.Kind.String()+", not an object", want, r.OK.String()), false
+	r, o, ok := check.Expect{Op: OpCheckFrame, Args: withText("frame", frame), Want: want, Words: erred("threw")}.Object(ctx, s)
+	if !ok {
+		return vd, o, false
 	}
 	bad := func(what string) (frameVerdict, check.Outcome, bool) {
-		return vd, check.Failed("checkFrame's ok "+what, want, check.Clip(r.OK.String())), false
+		return vd, check.Failed("checkFrame's ok "+what, want, check.Clip(r.String())), false
 	}
-	valid, ok := r.OK.Lookup("valid")
+	valid, ok := r.Lookup("valid")
 	if !ok || valid.Kind != canon.Bool {
 		return bad("has no boolean valid")
 	}
@@ -259,7 +253,7 @@ func checkFrame(ctx context.Context, s *check.Session, frame canon.Value, want s
 		}
 		return x.Str, x.Kind == canon.String
 	}
-	list, hasList := r.OK.Lookup("violations")
+	list, hasList := r.Lookup("violations")
 	switch {
 	case hasList && list.Kind != canon.Array:
 		return bad("has a violations member that is not an array")
@@ -277,9 +271,9 @@ func checkFrame(ctx context.Context, s *check.Session, frame canon.Value, want s
 			vd.violations = append(vd.violations, verdictViolation{rule, field, message})
 		}
 	case !vd.valid:
-		rule, ok1 := str(*r.OK, "rule")
-		field, ok2 := str(*r.OK, "field")
-		message, _ := str(*r.OK, "message")
+		rule, ok1 := str(r, "rule")
+		field, ok2 := str(r, "field")
+		message, _ := str(r, "message")
 		if ok1 && ok2 && rule != "" {
 			vd.violations = []verdictViolation{{rule, field, message}}
 		}

@@ -123,32 +123,11 @@ func (pc provCase) check() check.Check {
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s", pc.op, check.Clip(pc.args), jstr(pc.want)),
 		Clause:  opClause(pc.op),
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, pc.op, json.RawMessage(pc.args))
-			if err != nil {
-				return check.Broke(err)
+			e := check.Expect{Op: pc.op, Args: json.RawMessage(pc.args), Want: pc.want, Words: pc.words}
+			if pc.verdict {
+				return e.Word(ctx, s, pc.want)
 			}
-			if r.Err != nil {
-				return check.Failed(pc.op+" failed: "+r.Err.Error(), pc.want, "err: "+r.Err.Error())
-			}
-			if r.OK.Kind != canon.String {
-				return check.Failed(pc.op+" returned "+r.OK.Kind.String()+", not a string", pc.want, r.OK.String())
-			}
-			var o check.Outcome
-			switch {
-			case pc.verdict && r.OK.Str != pc.want:
-				o = check.Failed(fmt.Sprintf("the verdict is %s, want %s", r.OK.Str, pc.want), pc.want, r.OK.Str)
-			case pc.verdict:
-				o = check.Passed()
-			default:
-				o = check.SameBytes(pc.what, []byte(pc.want), []byte(r.OK.Str))
-			}
-			if o.Status == check.Fail && pc.weak && r.OK.Str == cgp.VerdictValid {
-				o.Notes = append(o.Notes, weakForgeryNote)
-			}
-			if o.Status == check.Fail && pc.notes != nil {
-				o.Notes = append(o.Notes, pc.notes(r.OK.Str)...)
-			}
-			return o
+			return e.Bytes(ctx, s, pc.what, []byte(pc.want))
 		},
 	}
 	if pc.weak {
@@ -156,6 +135,22 @@ func (pc provCase) check() check.Check {
 		return strictVerifier(c)
 	}
 	return c
+}
+
+// words add to a wrong answer the notes of what it matches: a forgery
+// accepted under a weak key, pc.notes.
+func (pc provCase) words(m check.Miss) check.Outcome {
+	o := m.Outcome
+	if m.Kind != check.Differs {
+		return o
+	}
+	if pc.weak && m.OK.Str == cgp.VerdictValid {
+		o.Notes = append(o.Notes, weakForgeryNote)
+	}
+	if pc.notes != nil {
+		o.Notes = append(o.Notes, pc.notes(m.OK.Str)...)
+	}
+	return o
 }
 
 // opClause is what a provenance check of op rests on.
@@ -531,7 +526,6 @@ func proofCheck(name, doc string, leaves []cgp.Hash, index int, want cgp.Inclusi
 	args := fmt.Sprintf(`{"leaves":%s,"index":%d}`, hashesJSON(leaves), index)
 	wantText := proofJSON(want)
 	wantValue, _ := canon.Parse([]byte(wantText), canon.ReadOptions{})
-	wantJCS, _ := cgp.Canonical(wantValue)
 	return check.Check{
 		ID:      "cgp-vectors/provenance/inclusion-proof/" + name,
 		Doc:     doc,
@@ -539,22 +533,10 @@ func proofCheck(name, doc string, leaves []cgp.Hash, index int, want cgp.Inclusi
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s (compared by RFC 8785 bytes)", OpInclusionProof, check.Clip(args), wantText),
 		Clause:  opClause(OpInclusionProof),
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpInclusionProof, json.RawMessage(args))
-			if err != nil {
-				return check.Broke(err)
-			}
-			if r.Err != nil {
-				return check.Failed(OpInclusionProof+" failed: "+r.Err.Error(), wantText, "err: "+r.Err.Error())
-			}
-			got, err := cgp.Canonical(*r.OK)
-			if err != nil || r.OK.Kind != canon.Object {
-				return check.Failed(OpInclusionProof+" must answer {leaf_index, leaf_count, path}", wantText, r.OK.String())
-			}
-			o := check.SameBytes("the proof (as RFC 8785 text)", wantJCS, got)
-			if o.Status == check.Fail {
-				o.Notes = append(o.Notes, "the path is RFC 6962's audit path, the sibling nearest the leaf first; sibling_is_left says the sibling is the left operand of SHA-256(01 ‖ l ‖ r)", noteMerkle)
-			}
-			return o
+			return check.Expect{
+				Op: OpInclusionProof, Args: json.RawMessage(args), Want: wantText, Words: mustAnswerProof,
+				Notes: []string{"the path is RFC 6962's audit path, the sibling nearest the leaf first; sibling_is_left says the sibling is the left operand of SHA-256(01 ‖ l ‖ r)", noteMerkle},
+			}.Value(ctx, s, "the proof (as RFC 8785 text)", wantValue)
 		},
 	}
 }
@@ -569,28 +551,35 @@ func verifyInclusionCheck(name, doc string, leaf cgp.Hash, p cgp.InclusionProof,
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s", OpVerifyInclusion, check.Clip(args), want),
 		Clause:  opClause(OpVerifyInclusion),
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpVerifyInclusion, json.RawMessage(args))
-			if err != nil {
-				return check.Broke(err)
+			r, o, ok := check.Expect{Op: OpVerifyInclusion, Args: json.RawMessage(args), Want: want}.OK(ctx, s)
+			if !ok {
+				return o
 			}
-			if r.Err != nil {
-				return check.Failed(OpVerifyInclusion+" failed: "+r.Err.Error(), want, "err: "+r.Err.Error())
-			}
-			v, ok := r.OK.Lookup("valid")
-			if r.OK.Kind != canon.Object || !ok || v.Kind != canon.Bool {
-				return check.Failed(OpVerifyInclusion+` must answer {"valid": B, ...}`, want, r.OK.String())
+			v, ok := r.Lookup("valid")
+			if r.Kind != canon.Object || !ok || v.Kind != canon.Bool {
+				return check.Failed(OpVerifyInclusion+` must answer {"valid": B, ...}`, want, r.String())
 			}
 			switch {
 			case v.Bool == valid:
 				return check.Passed()
 			case valid:
-				return check.Failed("a proof that replays to the root was refused", want, r.OK.String())
+				return check.Failed("a proof that replays to the root was refused", want, r.String())
 			}
-			o := check.Failed("a proof that must be refused was accepted", want, r.OK.String())
+			o = check.Failed("a proof that must be refused was accepted", want, r.String())
 			o.Notes = []string{"the path must have the length and the sides that leaf_index and leaf_count give; each sibling_is_left must be the one the tree's shape implies"}
 			return o
 		},
 	}
+}
+
+// mustAnswerProof words an answer that is no proof: not an object, or one
+// with no RFC 8785 form.
+func mustAnswerProof(m check.Miss) check.Outcome {
+	o := m.Outcome
+	if m.Kind == check.Mistyped {
+		o.Reason = m.Op + " must answer {leaf_index, leaf_count, path}"
+	}
+	return o
 }
 
 // The keys referee adds to upstream's verifier_strictness lists.

@@ -144,30 +144,24 @@ func rangeCheck(rc RangeCase) check.Check {
 		Explain: fmt.Sprintf("sends: %s {\"resource\": %s%s}\nexpects: ok %s", OpRangeDigest, strconv.Quote(rc.Text), map[bool]string{true: ", \"range\": " + strconv.Quote(rc.Range), false: ""}[rc.HasRange], want),
 		Clause:  clauseRange,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpRangeDigest, args)
-			if err != nil {
-				return check.Broke(err)
+			r, o, ok := check.Expect{Op: OpRangeDigest, Args: args, Want: want}.Object(ctx, s)
+			if !ok {
+				return o
 			}
-			if r.Err != nil {
-				return check.Failed(OpRangeDigest+" failed: "+r.Err.Error(), want, "err: "+r.Err.Error())
-			}
-			if r.OK.Kind != canon.Object {
-				return check.Failed(OpRangeDigest+" returned "+r.OK.Kind.String()+", not an object", want, r.OK.String())
-			}
-			reason, unverifiable := r.OK.Lookup("unverifiable")
-			got, _ := r.OK.Lookup("bytes")
-			digest, _ := r.OK.Lookup("digest")
+			reason, unverifiable := r.Lookup("unverifiable")
+			got, _ := r.Lookup("bytes")
+			digest, _ := r.Lookup("digest")
 			switch {
 			case rc.Unverifiable != "" && !unverifiable:
-				return check.Failed(fmt.Sprintf("%s must address nothing (%s), but the implementation digested %s", rng, rc.Unverifiable, strconv.Quote(got.Str)), want, r.OK.String())
+				return check.Failed(fmt.Sprintf("%s must address nothing (%s), but the implementation digested %s", rng, rc.Unverifiable, strconv.Quote(got.Str)), want, r.String())
 			case rc.Unverifiable != "" && reason.Str != rc.Unverifiable:
-				return check.Failed(fmt.Sprintf("unverifiable, but as %s, not %s", reason.String(), rc.Unverifiable), want, r.OK.String())
+				return check.Failed(fmt.Sprintf("unverifiable, but as %s, not %s", reason.String(), rc.Unverifiable), want, r.String())
 			case rc.Unverifiable != "":
 				return check.Passed()
 			case unverifiable:
-				return check.Failed(fmt.Sprintf("%s addresses %s, but the implementation found it unverifiable (%s)", rng, strconv.Quote(rc.Bytes), reason.String()), want, r.OK.String())
+				return check.Failed(fmt.Sprintf("%s addresses %s, but the implementation found it unverifiable (%s)", rng, strconv.Quote(rc.Bytes), reason.String()), want, r.String())
 			case got.Kind != canon.String || digest.Kind != canon.String:
-				return check.Failed(OpRangeDigest+` must answer {"bytes": string, "digest": string} or {"unverifiable": reason}`, want, r.OK.String())
+				return check.Failed(OpRangeDigest+` must answer {"bytes": string, "digest": string} or {"unverifiable": reason}`, want, r.String())
 			}
 			if o := check.SameBytes("the addressed bytes", []byte(rc.Bytes), []byte(got.Str)); o.Status != check.Pass {
 				o.Notes = append(o.Notes, "lines split on LF only, each keeping its LF; CR is content; the end is inclusive and clamps to the last line")

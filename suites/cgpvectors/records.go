@@ -183,21 +183,8 @@ func recordCheck(id, doc, sends string, rec canon.Value, want, hint, clause stri
 		Explain: fmt.Sprintf("sends: %s {\"record\": <%s>}\nexpects: ok %q", OpRecordHash, sends, want),
 		Clause:  clause,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpRecordHash, map[string]json.RawMessage{"record": raw(rec)})
-			if err != nil {
-				return check.Broke(err)
-			}
-			if r.Err != nil {
-				return check.Failed(OpRecordHash+" rejected a lifecycle record: "+r.Err.Error(), want, "err: "+r.Err.Error())
-			}
-			if r.OK.Kind != canon.String {
-				return check.Failed(OpRecordHash+" returned "+r.OK.Kind.String()+", not a string", want, r.OK.String())
-			}
-			o := check.SameBytes("record_hash", []byte(want), []byte(r.OK.Str))
-			if o.Status == check.Fail {
-				o.Notes = append(o.Notes, hint)
-			}
-			return o
+			return check.Expect{Op: OpRecordHash, Args: map[string]json.RawMessage{"record": raw(rec)}, Notes: []string{hint}, Words: erred("rejected a lifecycle record")}.
+				Bytes(ctx, s, "record_hash", []byte(want))
 		},
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 )
@@ -68,6 +67,28 @@ func payloadArgs(payload []byte) map[string]string {
 	return map[string]string{"payload_hex": hex.EncodeToString(payload)}
 }
 
+// expect is a call of op with args that wants an answer, shown as want,
+// in crosslink's words.
+func expect(op string, args any, want string) check.Expect {
+	return check.Expect{Op: op, Args: args, Want: want, Words: threw}
+}
+
+// threw words a failure as the reference's runner sees it: an err where a
+// value is wanted is a throw (decodeMessage's, a valid message rejected),
+// and encodeFrame answers bytes as a hex string.
+func threw(m check.Miss) check.Outcome {
+	o := m.Outcome
+	switch {
+	case m.Kind == check.Erred && m.Op == OpDecode:
+		o.Reason, o.Actual = "decodeMessage rejected a valid message: "+m.Err.Error(), "threw: "+m.Err.Error()
+	case m.Kind == check.Erred:
+		o.Reason, o.Actual = m.Op+" threw: "+m.Err.Error(), "threw: "+m.Err.Error()
+	case m.Kind == check.Mistyped && m.Op == OpFrame:
+		o.Reason = m.Op + " returned " + m.OK.Kind.String() + ", not a hex string"
+	}
+	return o
+}
+
 func canonicalCheck(m Message) check.Check {
 	return check.Check{
 		ID:      "crosslink/cases/" + m.Name + "/canonical",
@@ -77,34 +98,15 @@ func canonicalCheck(m Message) check.Check {
 		Level:   check.Must,
 		Clause:  clauseCanonical,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			text, o, ok := canonicalJSON(ctx, s, m.Obj, m.Canonical)
-			if !ok {
-				return o
-			}
-			return sameText(m.Canonical, text)
+			return canonicalJSON(ctx, s, m.Obj, m.Canonical)
 		},
 	}
 }
 
-// canonicalJSON calls canonicalJson on v; when it does not return a string,
-// the outcome says why.
-func canonicalJSON(ctx context.Context, s *check.Session, v json.RawMessage, want string) (string, check.Outcome, bool) {
-	r, err := s.Call(ctx, OpCanonical, valueArgs(v))
-	if err != nil {
-		return "", check.Broke(err), false
-	}
-	if r.Err != nil {
-		return "", check.Failed("canonicalJson threw: "+r.Err.Error(), want, "threw: "+r.Err.Error()), false
-	}
-	if r.OK.Kind != canon.String {
-		return "", check.Failed("canonicalJson returned "+r.OK.Kind.String()+", not a string", want, r.OK.String()), false
-	}
-	return r.OK.Str, check.Outcome{}, true
-}
-
-// sameText compares canonical texts byte for byte.
-func sameText(want, got string) check.Outcome {
-	return check.SameBytes("canonical JSON", []byte(want), []byte(got))
+// canonicalJSON calls canonicalJson on v and compares its text with want
+// byte for byte.
+func canonicalJSON(ctx context.Context, s *check.Session, v json.RawMessage, want string) check.Outcome {
+	return expect(OpCanonical, valueArgs(v), want).Bytes(ctx, s, "canonical JSON", []byte(want))
 }
 
 func frameCheck(m Message) check.Check {
@@ -128,17 +130,10 @@ func encodeFrame(ctx context.Context, s *check.Session, v json.RawMessage, wantH
 
 // encodeFrameArgs calls encodeFrame with args and compares the frame with wantHex.
 func encodeFrameArgs(ctx context.Context, s *check.Session, args any, wantHex string) check.Outcome {
-	r, err := s.Call(ctx, OpFrame, args)
-	if err != nil {
-		return check.Broke(err)
+	gotHex, o, ok := expect(OpFrame, args, check.Clip(wantHex)).Text(ctx, s)
+	if !ok {
+		return o
 	}
-	if r.Err != nil {
-		return check.Failed("encodeFrame threw: "+r.Err.Error(), check.Clip(wantHex), "threw: "+r.Err.Error())
-	}
-	if r.OK.Kind != canon.String {
-		return check.Failed("encodeFrame returned "+r.OK.Kind.String()+", not a hex string", check.Clip(wantHex), r.OK.String())
-	}
-	gotHex := r.OK.Str
 	got, err := hex.DecodeString(gotHex)
 	if err != nil {
 		return check.Failed("encodeFrame returned a string that is not hex", check.Clip(wantHex), check.Clip(gotHex))
@@ -151,7 +146,7 @@ func encodeFrameArgs(ctx context.Context, s *check.Session, args any, wantHex st
 	if d == nil {
 		return check.Passed()
 	}
-	o := check.Failed(fmt.Sprintf("frame differs at byte %d", d.Offset), check.Clip(wantHex), check.Clip(gotHex))
+	o = check.Failed(fmt.Sprintf("frame differs at byte %d", d.Offset), check.Clip(wantHex), check.Clip(gotHex))
 	o.Diff = d
 	o.Notes = []string{"length prefix: expected " + prefix(want) + ", actual " + prefix(got)}
 	if d.Offset >= 4 && len(got) >= 4 {
@@ -191,26 +186,11 @@ func decodeCheck(m Message) check.Check {
 // decodeRoundTrip decodes payload and requires the adapter's own canonical
 // JSON of the result to be want.
 func decodeRoundTrip(ctx context.Context, s *check.Session, payload []byte, want string) check.Outcome {
-	r, err := s.Call(ctx, OpDecode, payloadArgs(payload))
-	if err != nil {
-		return check.Broke(err)
-	}
-	if r.Err != nil {
-		return check.Failed("decodeMessage rejected a valid message: "+r.Err.Error(), want, "threw: "+r.Err.Error())
-	}
-	text, o, ok := canonicalJSON(ctx, s, json.RawMessage(r.OK.String()), want)
+	decoded, o, ok := expect(OpDecode, payloadArgs(payload), want).OK(ctx, s)
 	if !ok {
 		return o
 	}
-	return sameText(want, text)
-}
-
-// codeOf is upstream's errorCode(err) ?? "unknown".
-func codeOf(e *adapter.Error) string {
-	if e.Code == "" {
-		return "unknown"
-	}
-	return e.Code
+	return canonicalJSON(ctx, s, json.RawMessage(decoded.String()), want)
 }
 
 func invalidCheck(n Invalid) check.Check {
@@ -226,19 +206,10 @@ func invalidCheck(n Invalid) check.Check {
 		Level:   check.Must,
 		Clause:  clauseInvalid,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, err := s.Call(ctx, OpDecode, payloadArgs(n.Payload))
-			if err != nil {
-				return check.Broke(err)
-			}
-			if r.Err == nil {
-				o := check.Failed("decodeMessage accepted a payload it must reject with "+n.Error, n.Error, "accepted")
-				o.Notes = []string{"it returned: " + check.Clip(r.OK.String())}
-				return o
-			}
-			if got := codeOf(r.Err); got != n.Error {
-				return check.Failed(fmt.Sprintf("decodeMessage rejected with %s, want %s", got, n.Error), n.Error, got)
-			}
-			return check.Passed()
+			// A code-less err is upstream's errorCode(err) ?? "unknown".
+			e := expect(OpDecode, payloadArgs(n.Payload), n.Error)
+			e.Because = "decodeMessage accepted a payload it must reject with " + n.Error
+			return e.Refused(ctx, s, n.Error)
 		},
 	}
 }
@@ -280,34 +251,37 @@ func limitCheck(l Limit) check.Check {
 	if doc == "" {
 		doc = fmt.Sprintf("encodeFrame of a %d-byte payload", l.PayloadBytes)
 	}
-	expect := "the frame: u32 big-endian length, then the payload"
+	expects := "the frame: u32 big-endian length, then the payload"
 	if l.Error != "" {
-		expect = "err with code " + strconv.Quote(l.Error)
+		expects = "err with code " + strconv.Quote(l.Error)
 	}
 	return check.Check{
 		ID:      "crosslink/limits/" + l.Name,
 		Doc:     doc,
 		Needs:   []string{OpFrame},
-		Explain: fmt.Sprintf("sends: encodeFrame {\"value\": a request whose canonical JSON is %d bytes, padded in \"p\"}\nexpects: %s", l.PayloadBytes, expect),
+		Explain: fmt.Sprintf("sends: encodeFrame {\"value\": a request whose canonical JSON is %d bytes, padded in \"p\"}\nexpects: %s", l.PayloadBytes, expects),
 		Level:   check.Must,
 		Clause:  clauseLimit,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			payload := padded(l.PayloadBytes)
+			args := map[string]json.RawMessage{"value": payload}
 			if l.Error == "" {
 				frame := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
-				return encodeFrameArgs(ctx, s, map[string]json.RawMessage{"value": payload}, hex.EncodeToString(append(frame, payload...)))
+				return encodeFrameArgs(ctx, s, args, hex.EncodeToString(append(frame, payload...)))
 			}
-			r, err := s.Call(ctx, OpFrame, map[string]json.RawMessage{"value": payload})
-			if err != nil {
-				return check.Broke(err)
+			e := expect(OpFrame, args, l.Error)
+			e.Because = fmt.Sprintf("encodeFrame framed a %d-byte payload it must refuse with %s", l.PayloadBytes, l.Error)
+			e.Words = func(m check.Miss) check.Outcome {
+				o := m.Outcome
+				switch m.Kind {
+				case check.Accepted:
+					o.Notes = nil // the frame is megabytes of padding
+				case check.Miscoded:
+					o.Reason = fmt.Sprintf("encodeFrame refused with %s, want %s", o.Actual, l.Error)
+				}
+				return o
 			}
-			if r.Err == nil {
-				return check.Failed(fmt.Sprintf("encodeFrame framed a %d-byte payload it must refuse with %s", l.PayloadBytes, l.Error), l.Error, "accepted")
-			}
-			if got := codeOf(r.Err); got != l.Error {
-				return check.Failed(fmt.Sprintf("encodeFrame refused with %s, want %s", got, l.Error), l.Error, got)
-			}
-			return check.Passed()
+			return e.Refused(ctx, s, l.Error)
 		},
 	}
 }
@@ -326,6 +300,10 @@ func refuseCheck(r Refusal, op string) check.Check {
 	if doc == "" {
 		doc = "the value " + check.Clip(r.Text)
 	}
+	because := "canonicalJson wrote text for a value it must refuse"
+	if op == OpFrame {
+		because = "encodeFrame framed a value it must refuse"
+	}
 	return check.Check{
 		ID:      "crosslink/refuse/" + r.Name + "/" + part,
 		Doc:     op + " refuses " + doc,
@@ -334,25 +312,22 @@ func refuseCheck(r Refusal, op string) check.Check {
 		Level:   check.Must,
 		Clause:  clause,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			res, err := s.Call(ctx, op, valueArgs(json.RawMessage(r.Text)))
-			if err != nil {
-				return check.Broke(err)
-			}
-			if res.Err != nil {
-				return check.Passed()
-			}
-			reason := "canonicalJson wrote text for a value it must refuse"
-			if op == OpFrame {
-				reason = "encodeFrame framed a value it must refuse"
-			}
-			o := check.Failed(reason, "err (a refusal)", check.Clip(res.OK.String()))
-			o.Notes = []string{refuseNote}
-			if op == OpFrame {
-				if frame, err := hex.DecodeString(res.OK.Str); res.OK.Kind == canon.String && err == nil && len(frame) >= 4 {
-					o.Notes = append(o.Notes, "the frame's payload as text: "+check.Clip(strconv.Quote(string(frame[4:]))))
-				}
-			}
-			return o
+			return check.Expect{Op: op, Args: valueArgs(json.RawMessage(r.Text)), Want: "err (a refusal)", Because: because, Words: refusedAny}.Refused(ctx, s)
 		},
 	}
+}
+
+// refusedAny words the failure of a refuse check, an ok (any err, with any
+// code or none, passes): the answer itself, why only a refusal conforms,
+// and the payload of a frame.
+func refusedAny(m check.Miss) check.Outcome {
+	o := m.Outcome
+	o.Actual = check.Clip(m.OK.String())
+	o.Notes = []string{refuseNote}
+	if m.Op == OpFrame {
+		if frame, err := hex.DecodeString(m.OK.Str); m.OK.Kind == canon.String && err == nil && len(frame) >= 4 {
+			o.Notes = append(o.Notes, "the frame's payload as text: "+check.Clip(strconv.Quote(string(frame[4:]))))
+		}
+	}
+	return o
 }

@@ -170,14 +170,31 @@ func canonArgs(v CanonVector) any {
 	return map[string]json.RawMessage{"input": v.Input}
 }
 
-// canonicalize calls canonicalize and returns its text, or its error code.
+// expect is a call of op with args that wants an answer, shown as want,
+// in fablepool's words.
+func expect(op string, args any, want string) check.Expect {
+	return check.Expect{Op: op, Args: args, Want: want, Words: words}
+}
+
+// words are fablepool's: what came of an err is its code ("error
+// json_invalid").
+func words(m check.Miss) check.Outcome {
+	o := m.Outcome
+	if m.Kind == check.Erred {
+		o.Actual = "error " + check.CodeOf(m.Err)
+	}
+	return o
+}
+
+// canonicalize calls canonicalize and returns its text, or its error code:
+// both are outcomes a vector can want.
 func canonicalize(ctx context.Context, s *check.Session, v CanonVector) (text string, code string, o check.Outcome, ok bool) {
-	r, err := s.Call(ctx, OpCanonicalize, canonArgs(v))
-	if err != nil {
-		return "", "", check.Broke(err), false
+	r, o, ok := check.Expect{Op: OpCanonicalize, Args: canonArgs(v)}.Reply(ctx, s)
+	if !ok {
+		return "", "", o, false
 	}
 	if r.Err != nil {
-		return "", codeOf(r.Err.Code), check.Outcome{}, true
+		return "", check.CodeOf(r.Err), check.Outcome{}, true
 	}
 	if r.OK.Kind != canon.String {
 		return "", "", check.Failed("canonicalize returned "+r.OK.Kind.String()+", not a string", expectedCanon(v), r.OK.String()), false
@@ -185,6 +202,7 @@ func canonicalize(ctx context.Context, s *check.Session, v CanonVector) (text st
 	return r.OK.Str, "", check.Outcome{}, true
 }
 
+// codeOf is an error's code, "unknown" when it has none, as check.CodeOf.
 func codeOf(code string) string {
 	if code == "" {
 		return "unknown"

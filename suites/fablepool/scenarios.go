@@ -50,33 +50,27 @@ func (ss Scenarios) signOp(ctx context.Context, s *check.Session, sc Scenario) (
 		return body, op, check.Outcome{Status: check.Error, Reason: "corpus: " + err.Error()}, false
 	}
 	text := body.String()
-	r, err := s.Call(ctx, OpSignOp, map[string]any{"seed": ss.Seed, "body": json.RawMessage(text), "body_text": text})
-	if err != nil {
-		return body, op, check.Broke(err), false
-	}
-	if r.Err != nil {
-		return body, op, check.Failed("sign_op failed: "+r.Err.Error(), "a signed op", "error "+codeOf(r.Err.Code)), false
-	}
-	if r.OK.Kind != canon.Object {
-		return body, op, check.Failed("sign_op returned "+r.OK.Kind.String()+", not an object", "a signed op", r.OK.String()), false
+	signed, o, ok := expect(OpSignOp, map[string]any{"seed": ss.Seed, "body": json.RawMessage(text), "body_text": text}, "a signed op").Object(ctx, s)
+	if !ok {
+		return body, op, o, false
 	}
 	want, _ := fp.Canonical(body)
-	got, err := fp.Canonical(fp.Body(*r.OK))
+	got, err := fp.Canonical(fp.Body(signed))
 	if err != nil || string(got) != string(want) {
 		return body, op, check.Failed("sign_op changed the body it was given", string(want), string(got)), false
 	}
-	if err := fp.VerifyOp(*r.OK); err != nil {
-		return body, op, check.Failed("sign_op returned an op that does not verify: "+err.Error(), "an op whose id and sig verify", r.OK.String()), false
+	if err := fp.VerifyOp(signed); err != nil {
+		return body, op, check.Failed("sign_op returned an op that does not verify: "+err.Error(), "an op whose id and sig verify", signed.String()), false
 	}
 	seed, _ := hex.DecodeString(ss.Seed)
 	if exp, err := fp.SignOp(seed, body); err == nil {
 		e, _ := fp.Canonical(exp)
-		g, _ := fp.Canonical(*r.OK)
+		g, _ := fp.Canonical(signed)
 		if string(e) != string(g) {
 			return body, op, check.Failed("sign_op's op differs from the deterministic Ed25519 signing of the body", string(e), string(g)), false
 		}
 	}
-	return body, *r.OK, check.Outcome{}, true
+	return body, signed, check.Outcome{}, true
 }
 
 // opForms returns the two forms verify_op is sent a mutated op in: op, a
@@ -132,14 +126,16 @@ func scenarioCheck(ss Scenarios, sc Scenario, rec *recorder) check.Check {
 				return check.Failed("the scenario's mutations do not apply to the signed op: "+err.Error(), "an op with the fields the mutations name", op.String())
 			}
 			value, text := opForms(mutated, sc.Spelling)
-			r, err := s.Call(ctx, OpVerifyOp, map[string]any{"op": json.RawMessage(value), "op_text": text})
-			if err != nil {
-				return check.Broke(err)
+			// Only ok true accepts: any other answer is a rejection, a
+			// code-less one "unknown".
+			r, o, ok := check.Expect{Op: OpVerifyOp, Args: map[string]any{"op": json.RawMessage(value), "op_text": text}}.Reply(ctx, s)
+			if !ok {
+				return o
 			}
 			accepted := r.Err == nil && r.OK.Kind == canon.Bool && r.OK.Bool
 			code := ""
 			if r.Err != nil {
-				code = codeOf(r.Err.Code)
+				code = check.CodeOf(r.Err)
 			} else if !accepted {
 				code = "unknown"
 			}
@@ -177,11 +173,8 @@ func (r *recorder) op(ctx context.Context, s *check.Session, name string, op can
 // recordOp makes a scenario's recorded entry from the implementation's outputs.
 func recordOp(ctx context.Context, s *check.Session, name string, op canon.Value) (RecordedOp, bool) {
 	text := func(v canon.Value) (string, bool) {
-		r, err := s.Call(ctx, OpCanonicalize, map[string]json.RawMessage{"input": json.RawMessage(v.String())})
-		if err != nil || r.Err != nil || r.OK.Kind != canon.String {
-			return "", false
-		}
-		return r.OK.Str, true
+		t, _, ok := check.Expect{Op: OpCanonicalize, Args: map[string]json.RawMessage{"input": json.RawMessage(v.String())}}.Text(ctx, s)
+		return t, ok
 	}
 	body, ok1 := text(fp.Body(op))
 	whole, ok2 := text(op)

@@ -6,42 +6,28 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	fp "github.com/refereehq/referee/protocols/fablepool"
 )
 
 // hexResult calls op and returns its ok string, which must be lowercase hex.
 func hexResult(ctx context.Context, s *check.Session, op string, args any, want string) (string, check.Outcome, bool) {
-	r, err := s.Call(ctx, op, args)
-	if err != nil {
-		return "", check.Broke(err), false
+	e := expect(op, args, want)
+	e.Words = func(m check.Miss) check.Outcome {
+		o := words(m)
+		if m.Kind == check.Mistyped {
+			o.Reason = m.Op + " returned " + m.OK.Kind.String() + ", not a hex string"
+		}
+		return o
 	}
-	if r.Err != nil {
-		return "", check.Failed(op+" failed: "+r.Err.Error(), want, "error "+codeOf(r.Err.Code)), false
+	got, o, ok := e.Text(ctx, s)
+	if !ok {
+		return "", o, false
 	}
-	if r.OK.Kind != canon.String {
-		return "", check.Failed(op+" returned "+r.OK.Kind.String()+", not a hex string", want, r.OK.String()), false
+	if _, err := hex.DecodeString(got); err != nil || got != strings.ToLower(got) {
+		return "", check.Failed(op+" returned a string that is not lowercase hex", want, got), false
 	}
-	if _, err := hex.DecodeString(r.OK.Str); err != nil || r.OK.Str != strings.ToLower(r.OK.Str) {
-		return "", check.Failed(op+" returned a string that is not lowercase hex", want, r.OK.Str), false
-	}
-	return r.OK.Str, check.Outcome{}, true
-}
-
-// verifyResult calls verify and returns its boolean.
-func verifyResult(ctx context.Context, s *check.Session, pub, msg, sig string, want bool) (bool, check.Outcome, bool) {
-	r, err := s.Call(ctx, OpVerify, map[string]string{"public_key": pub, "message_hex": msg, "signature": sig})
-	if err != nil {
-		return false, check.Broke(err), false
-	}
-	if r.Err != nil {
-		return false, check.Failed("verify failed: "+r.Err.Error(), fmt.Sprint(want), "error "+codeOf(r.Err.Code)), false
-	}
-	if r.OK.Kind != canon.Bool {
-		return false, check.Failed("verify returned "+r.OK.Kind.String()+", not true or false", fmt.Sprint(want), r.OK.String()), false
-	}
-	return r.OK.Bool, check.Outcome{}, true
+	return got, check.Outcome{}, true
 }
 
 func signingChecks(v SignVector, rec *recorder) []check.Check {
@@ -103,14 +89,7 @@ func verifyCheck(id, doc, clause, pub, msg, sig string, want bool) check.Check {
 		ID: id, Doc: doc, Needs: []string{OpVerify}, Level: check.Must, Clause: clause,
 		Explain: fmt.Sprintf("sends: verify {\"public_key\": %q, \"message_hex\": %q, \"signature\": %q}\nexpects: %v", pub, check.Clip(msg), sig, want),
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			got, o, ok := verifyResult(ctx, s, pub, msg, sig, want)
-			if !ok {
-				return o
-			}
-			if got != want {
-				return check.Failed(fmt.Sprintf("verify said %v", got), fmt.Sprint(want), fmt.Sprint(got))
-			}
-			return check.Passed()
+			return expect(OpVerify, map[string]string{"public_key": pub, "message_hex": msg, "signature": sig}, "").Verdict(ctx, s, want)
 		},
 	}
 }

@@ -572,11 +572,7 @@ func (vf *vectorFile) run(ctx context.Context, s *check.Session, i int) check.Ou
 		return check.Broke(err)
 	}
 	op, args := request(d.input, cl.hex)
-	r, err := s.Call(ctx, op, args)
-	if err != nil {
-		return check.Broke(err)
-	}
-	return judge(r, d.expected(cl), d.lenient, cl)
+	return judge(ctx, s, check.Expect{Op: op, Args: args}, d.expected(cl), d.lenient, cl)
 }
 
 // explain is the Explain of vector i's check: what it sends and expects.
@@ -607,53 +603,68 @@ func (vf *vectorFile) explain(i int) string {
 	return explain
 }
 
-// judge decides a check from the reply.
-func judge(r *adapter.Reply, want []byte, lenient [][]byte, cl class) check.Outcome {
+// judge decides a check from the reply to e: want byte for byte, or a
+// rejection, as the vector's class says.
+func judge(ctx context.Context, s *check.Session, e check.Expect, want []byte, lenient [][]byte, cl class) check.Outcome {
 	switch cl.kind {
 	case wantReject, wantRejectDup, wantRejectText:
-		if r.Err != nil {
-			return check.Passed()
+		e.Want, e.Because = "a rejection (err)", acceptedReason(cl)
+		e.Words = func(m check.Miss) check.Outcome { return accepted(m, lenient, cl) }
+		return e.Refused(ctx, s)
+	}
+	e.MayRefuse = cl.kind == wantOutputMay
+	e.Words = func(m check.Miss) check.Outcome {
+		o := m.Outcome
+		switch m.Kind {
+		case check.Erred:
+			o.Reason, o.Actual = "rejected a valid input: "+m.Err.Error(), "err "+m.Err.Error()
+			if cl.depth > 16 {
+				o.Notes = []string{fmt.Sprintf("the input nests %d deep; nesting up to depth %d must work", cl.depth, MustDepth)}
+			}
+		case check.Mistyped:
+			o.Reason = "ok is " + m.OK.Kind.String() + ", not the canonical text as a JSON string"
 		}
-		got := r.OK.String()
-		switch {
-		case cl.kind == wantRejectDup:
-			return check.Failed(reasonDuplicates, "a rejection (err)", got)
-		case cl.kind == wantReject && cl.hex:
-			return check.Failed(reasonNotUTF8, "a rejection (err)", got)
-		case cl.kind == wantReject && cl.clause == clauseNoValue:
-			return check.Failed(reasonInvented, "a rejection (err)", got)
-		case cl.kind == wantReject:
-			return check.Failed("accepted an input that RFC 8785 requires to be rejected", "a rejection (err)", got)
-		}
-		if r.OK.Kind == canon.String {
-			for _, l := range lenient {
-				if string(l) == r.OK.Str {
-					return check.Failed(reasonLenient, "a rejection (err)", r.OK.Str)
-				}
+		return o
+	}
+	return e.Bytes(ctx, s, "canonical text", want)
+}
+
+// acceptedReason is why accepting an input of class cl, which RFC 8785
+// requires to be rejected, fails.
+func acceptedReason(cl class) string {
+	switch {
+	case cl.kind == wantRejectDup:
+		return reasonDuplicates
+	case cl.kind == wantReject && cl.hex:
+		return reasonNotUTF8
+	case cl.kind == wantReject && cl.clause == clauseNoValue:
+		return reasonInvented
+	case cl.kind == wantReject:
+		return "accepted an input that RFC 8785 requires to be rejected"
+	}
+	return reasonChanged
+}
+
+// accepted words the failure of an input accepted where a rejection is
+// wanted (m, an Accepted miss): the output itself is what came. An output
+// of a text whose value a lenient reading keeps is a should; any other
+// output changed the value, and fails as a must.
+func accepted(m check.Miss, lenient [][]byte, cl class) check.Outcome {
+	o := m.Outcome
+	o.Actual, o.Notes = m.OK.String(), nil
+	if cl.kind != wantRejectText {
+		return o
+	}
+	if m.OK.Kind == canon.String {
+		for _, l := range lenient {
+			if string(l) == m.OK.Str {
+				o.Reason, o.Actual = reasonLenient, m.OK.Str
+				return o
 			}
 		}
-		o := check.Failed(reasonChanged, "a rejection (err)", got)
-		o.Level = check.Must
-		o.Notes = []string{"the outputs of the lenient readings that keep the value: " + joinTexts(lenient)}
-		return o
 	}
-	if r.Err != nil {
-		if cl.kind == wantOutputMay {
-			return check.Chose(check.ChoseReject)
-		}
-		o := check.Failed("rejected a valid input: "+r.Err.Error(), string(want), "err "+r.Err.Error())
-		if cl.depth > 16 {
-			o.Notes = []string{fmt.Sprintf("the input nests %d deep; nesting up to depth %d must work", cl.depth, MustDepth)}
-		}
-		return o
-	}
-	if r.OK.Kind != canon.String {
-		return check.Failed("ok is "+r.OK.Kind.String()+", not the canonical text as a JSON string", string(want), r.OK.String())
-	}
-	o := check.SameBytes("canonical text", want, []byte(r.OK.Str))
-	if o.Status == check.Pass && cl.kind == wantOutputMay {
-		return check.Chose(check.ChoseOutput)
-	}
+	o.Level = check.Must
+	o.Notes = []string{"the outputs of the lenient readings that keep the value: " + joinTexts(lenient)}
 	return o
 }
 
