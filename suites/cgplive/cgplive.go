@@ -420,6 +420,12 @@ func (r *runner) open(ctx context.Context) (*host.Host, *cgp.Envelope, error) {
 	return h, ack, nil
 }
 
+// handshakeFailed is the failure of a connection whose handshake did not
+// complete: the provider could not be reached, or its ack was refused.
+func handshakeFailed(err error) outcome {
+	return fail("could not establish provider: %v", err).want("a handshake_ack", err.Error())
+}
+
 // probeQuery is the suite's sample query (upstream's sample_query()).
 func probeQuery() cgp.ContextQuery {
 	return cgp.ContextQuery{Goal: "conformance probe: return your most relevant frames", QueryText: cgp.Str("conformance probe"), MaxFrames: 8, MaxTokens: 4096}
@@ -447,13 +453,13 @@ func (r *runner) run(ctx context.Context, in info) outcome {
 	}
 	if err := r.connect(ctx); err != nil {
 		if in.name == CheckHandshake {
-			return fail("could not establish provider: %v", err).want("a handshake_ack", err.Error())
+			return handshakeFailed(err)
 		}
 		return skip(handshakeFailedReason)
 	}
 	switch in.name {
 	case CheckHandshake:
-		return r.handshake()
+		return handshakeOutcome(r.ack)
 	case CheckConsentScope:
 		return consentScope(r.ack)
 	case CheckShutdownClean:
@@ -500,13 +506,13 @@ func (r *runner) fresh(ctx context.Context, name string) outcome {
 	}
 	if err != nil {
 		if name == CheckMalformedInput {
-			return fail("could not establish provider: %v", err).want("a handshake_ack", err.Error())
+			return handshakeFailed(err)
 		}
 		return skip("%s: %v", handshakeFailedReason, err)
 	}
 	switch name {
 	case CheckMalformedInput:
-		return malformedInput(ctx, h)
+		return malformedInput(ctx, h, []byte(garbage), probeQuery())
 	case CheckEmbedding:
 		return embedding(ctx, h, ack)
 	case CheckCorrelation:
