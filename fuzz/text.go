@@ -62,11 +62,15 @@ func WriteText(w io.Writer, s *Summary, out string) error {
 	for _, f := range s.Gaps {
 		p.finding(f, fmt.Sprintf("GAP: %s all answered alike, against the reference: a possible gap in the reference or the spec", strings.Join(f.Impls, ", ")))
 	}
+	replay := s.Replay
+	if replay == "" {
+		replay = "--corpus"
+	}
 	switch {
 	case len(s.Written) > 0:
 		p.line("wrote %d vectors to %s (%s); replay them with:", len(uniqueNames(s.Findings)), out, strings.Join(s.Written, ", "))
 		for _, i := range s.Impls {
-			p.line("  referee run %s --corpus %s%s", s.Suite, shell.Quote(out), specWords(i.Spec))
+			p.line("  referee run %s %s %s%s", s.Suite, replay, shell.Quote(out), specWords(i.Spec))
 		}
 	case len(s.Findings) == 0 && len(s.Gaps) == 0 && !s.Interrupted:
 		p.line("no divergence")

@@ -32,6 +32,9 @@ type fuzzOptions struct {
 	cleanEnv  bool
 	dir       string
 	stderr    adapterStderr // --adapter-stderr
+	// suiteFlags are a live suite's own flags that reach its
+	// implementation (a bearer token), as given.
+	suiteFlags func() check.FlagValues
 }
 
 func newFuzzCmd(e *env, withSuites bool) *cobra.Command {
@@ -91,9 +94,13 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	for _, t := range def.Fuzz.Targets {
 		targets = append(targets, t.Name+": "+t.Doc)
 	}
+	short := "Fuzz a " + def.Name + " implementation against referee's reference"
+	if def.Live {
+		short = "Fuzz a " + def.Name + " implementation in sessions, each reply judged by the suite's own checks"
+	}
 	cmd := &cobra.Command{
 		Use:   def.Name + " [flags] [-- PROGRAM ARGS...]",
-		Short: "Fuzz a " + def.Name + " implementation against referee's reference",
+		Short: short,
 		Long:  "Targets:\n  " + strings.Join(targets, "\n  "),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); dash != 0 && len(args) > 0 {
@@ -118,6 +125,18 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only, plus --env")
 	f.StringVar(&o.dir, "dir", "", "start the adapter in `DIR`")
 	o.stderr.add(f)
+	o.suiteFlags = func() check.FlagValues { return nil }
+	if def.Live {
+		// A live suite is reached in its own protocol: its flags that reach
+		// the implementation apply (not those that choose its checks).
+		var reach []check.Flag
+		for _, fl := range def.Flags {
+			if !fl.Repro {
+				reach = append(reach, fl)
+			}
+		}
+		o.suiteFlags = addFlags(f, reach)
+	}
 	return cmd
 }
 
@@ -140,6 +159,7 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 			if m.Spec.URL == "" {
 				m.Spec.Dir, m.Spec.Env, m.Spec.UserEnv, m.Spec.Stderr = o.dir, env, o.env, writer(sink, m.Name+": ")
 			}
+			m.Spec.Flags = o.suiteFlags()
 			out = append(out, fuzz.Impl{Name: m.Name, Spec: m.Spec})
 		}
 		return out, nil
@@ -150,7 +170,7 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 	case len(o.argv) == 0 && (o.env != nil || o.cleanEnv || o.dir != ""):
 		return nil, usageError("--env, --clean-env and --dir apply to a program after --")
 	}
-	spec := check.Spec{Argv: o.argv, URL: o.url, Mode: o.mode}
+	spec := check.Spec{Argv: o.argv, URL: o.url, Mode: o.mode, Flags: o.suiteFlags()}
 	if len(o.argv) > 0 {
 		spec.Dir, spec.Env, spec.UserEnv, spec.Stderr = o.dir, env, o.env, writer(sink, "adapter: ")
 	}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
@@ -243,6 +244,7 @@ func connect(ctx context.Context, spec check.Spec) (check.Target, error) {
 		return nil, err
 	}
 	c.cleanup = cleanup
+	c.timeout = spec.Timeout
 	return c, nil
 }
 
@@ -364,6 +366,8 @@ type runner struct {
 	dialErr     error
 	unreachable bool // the provider could not be started or reached
 	lastFresh   *host.Host
+	// timeout, if set, bounds each exchange of a session (check.Spec.Timeout).
+	timeout time.Duration
 
 	probed   bool
 	probeAt  int // the probe's index in the main transcript, or -1

@@ -29,6 +29,7 @@ const (
 	envMode    = "REFEREE_TEST_CGP_MODE"
 	envDocs    = "REFEREE_TEST_CGP_DOCS"
 	envHostile = "REFEREE_TEST_CGP_HOSTILE"
+	envMarker  = "REFEREE_TEST_CGP_MARKER" // a directory the hostile lie-once provider makes
 )
 
 func TestMain(m *testing.M) {
@@ -405,6 +406,13 @@ func hostile(name, docs string) int {
 				line = bytes.ReplaceAll(line, []byte(`"status":`), []byte(`"content":"the frame's body","status":`))
 			case name == "verify-deep-bodies" && env.Type == cgp.TypeVerified:
 				line = bytes.Replace(line, []byte(`"response":{`), []byte(`"response":{"frames":[{"id":"x","title":"the frame's title"}],`), 1)
+			case name == "lie-once" && env.Type == cgp.TypeFrames && len(env.Result.Frames) > 0:
+				// The first frames reply of all the processes that share
+				// the marker's directory misdeclares a cost; no other does.
+				if os.Mkdir(os.Getenv(envMarker), 0o755) == nil {
+					env.Result.Frames[0].TokenCost++
+					line, _ = cgp.Encode(env)
+				}
 			case name == "null-result" && env.Type == cgp.TypeFrames:
 				line = []byte(`{"type":"frames","result":null}`)
 			case name == "dev-zero" && env.Type == cgp.TypeFrames:

@@ -365,7 +365,7 @@ func (r *runner) kindsFilter(ctx context.Context) outcome {
 // kindsOutcome judges the frames served to a query whose kinds filter is
 // kinds, not empty (Q1): every frame of one of those kinds.
 func kindsOutcome(frames []cgp.ContextFrame, kinds []string) outcome {
-	list := strings.Join(kinds, ", ")
+	list := kindsList(kinds)
 	var outside []string
 	for _, f := range frames {
 		if !slices.Contains(kinds, f.Kind) {
@@ -373,13 +373,13 @@ func kindsOutcome(frames []cgp.ContextFrame, kinds []string) outcome {
 		}
 	}
 	if len(outside) > 0 {
-		return fail("kinds=[%s]: provider returned %d frame(s) outside the filter: %s (§Q1)", list, len(outside), strings.Join(outside, ", ")).
-			want("frames of kind "+strings.Join(kinds, " or ")+" only", strings.Join(outside, ", "))
+		return fail("kinds=%s: provider returned %d frame(s) outside the filter: %s (§Q1)", list, len(outside), strings.Join(outside, ", ")).
+			want("frames of the kinds "+list+" only", strings.Join(outside, ", "))
 	}
 	if len(frames) == 0 {
-		return skip("kinds=[%s]: the provider returned no frames, so the filter was not exercised", list)
+		return skip("kinds=%s: the provider returned no frames, so the filter was not exercised", list)
 	}
-	return pass("kinds=[%s]: all %d returned frame(s) are of the requested kind (§Q1)", list, len(frames))
+	return pass("kinds=%s: all %d returned frame(s) are of the requested kind (§Q1)", list, len(frames))
 }
 
 func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResult, qerr error) outcome {
@@ -661,7 +661,7 @@ func embeddingOutcome(env *cgp.Envelope, err error, fp string, dim, n int) outco
 			return pass("provider declares %s (%d-dim) and rejected a %d-dim embedding with `bad_request` (§E1)", fp, dim, n)
 		}
 		o := pass("provider declares %s (%d-dim) and rejected a %d-dim embedding with an error (§E1)", fp, dim, n)
-		o.notes = []string{"the error's code is not bad_request, which SPEC recommends: " + err.Error()}
+		o.notes = []string{"the error's code is not bad_request, which SPEC recommends: " + errorText(env)}
 		return o
 	case err != nil:
 		if o, ok := refused(fmt.Sprintf("query with a %d-dim embedding", n), err); ok {
@@ -725,6 +725,19 @@ const (
 	wantMalformed = "an error with code bad_request (or no reply) to the malformed line, then frames to the query"
 	wantEmbedding = "an error reply (code bad_request)"
 )
+
+// errorText is an error envelope's code and message, as the host's errors
+// say them.
+func errorText(e *cgp.Envelope) string {
+	code, msg := "(no code)", ""
+	if e.Code != nil {
+		code = *e.Code
+	}
+	if e.Message != nil {
+		msg = *e.Message
+	}
+	return code + ": " + msg
+}
 
 // queryFailed is the failure of a query the check needed answered.
 func queryFailed(what string, err error) outcome {
