@@ -314,27 +314,32 @@ func (e *engine) liveShrink(ctx context.Context, li *liveImpl, it *item, keep fu
 			order[i] = i
 		}
 		sort.SliceStable(order, func(a, b int) bool { return smaller(inputs[order[a]], inputs[order[b]]) })
-		for from := 0; from < len(order) && sctx.Err() == nil; from += e.o.Parallel {
+		for from := 0; from < len(order) && sctx.Err() == nil; {
 			if tried >= e.o.ShrinkBudget {
 				cancel()
 				break
 			}
-			window := order[from:min(len(order), from+e.o.Parallel)]
-			tried += len(window)
+			// A window never runs past the budget, and only the candidates
+			// up to the first taken count: what is taken does not depend
+			// on Options.Parallel.
+			window := order[from:min(len(order), from+e.o.Parallel, from+e.o.ShrinkBudget-tried)]
+			from += len(window)
 			items := make([]*item, len(window))
 			for w, i := range window {
 				items[w] = &item{index: it.index, t: it.t, ti: it.ti, input: inputs[i]}
 			}
 			e.liveJudge(ctx, items, []*liveImpl{li})
-			taken := false
+			first := -1
 			for w, j := range items {
-				if j.judged && ctx.Err() == nil && keep(j, j.res[0]) {
-					ok[window[w]], taken = true, true
+				if first < 0 && j.judged && ctx.Err() == nil && keep(j, j.res[0]) {
+					ok[window[w]], first = true, w
 				}
 			}
-			if taken {
+			if first >= 0 {
+				tried += first + 1
 				break
 			}
+			tried += len(window)
 		}
 		return ok
 	}

@@ -35,6 +35,7 @@ type fuzzOptions struct {
 	// suiteFlags are a live suite's own flags that reach its
 	// implementation (a bearer token), as given.
 	suiteFlags func() check.FlagValues
+	who        string // what the implementation is called on stderr: adapter, or a live suite's provider
 }
 
 func newFuzzCmd(e *env, withSuites bool) *cobra.Command {
@@ -89,7 +90,10 @@ EXIT STATUS
 }
 
 func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
-	o := &fuzzOptions{}
+	o := &fuzzOptions{who: "adapter"}
+	if def.Live {
+		o.who = "provider"
+	}
 	var targets []string
 	for _, t := range def.Fuzz.Targets {
 		targets = append(targets, t.Name+": "+t.Doc)
@@ -172,7 +176,7 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 	}
 	spec := check.Spec{Argv: o.argv, URL: o.url, Mode: o.mode, Flags: o.suiteFlags()}
 	if len(o.argv) > 0 {
-		spec.Dir, spec.Env, spec.UserEnv, spec.Stderr = o.dir, env, o.env, writer(sink, "adapter: ")
+		spec.Dir, spec.Env, spec.UserEnv, spec.Stderr = o.dir, env, o.env, writer(sink, o.who+": ")
 	}
 	return []fuzz.Impl{{Spec: spec}}, nil
 }

@@ -264,9 +264,9 @@ func broken(err error) (rule string, ok bool) {
 	return "", false
 }
 
-// anchorRule is the anchor a query was given from an earlier reply, when
-// G4 demands an anchored frame of its reply.
-type anchorRule struct{ anchor, from string }
+// anchorRule says G4 demands an anchored frame of a query's reply: its
+// last anchor came from frame from of an earlier reply.
+type anchorRule struct{ from string }
 
 // resolve makes step i's query as it is sent: a query step's with the
 // embedding made for the declared dimension (none to a provider that
@@ -295,7 +295,7 @@ func (r *sessionRun) resolve(i int, st *Step) (q cgp.ContextQuery, rule *anchorR
 			}
 		}
 		if r.ack.Capabilities.Graph && q.MaxFrames >= 1 && uint64(q.MaxTokens) >= room {
-			rule = &anchorRule{anchor, from}
+			rule = &anchorRule{from}
 		}
 		return q, rule, true
 	}
@@ -452,7 +452,7 @@ func (r *sessionRun) judgeFrames(ctx context.Context, q cgp.ContextQuery, anchor
 		add(CheckKindsFilter, kindsOutcome(res.Frames, q.Kinds))
 	}
 	if anchor != nil {
-		add(CheckAnchorRelevance, anchorOutcome(res.Frames, anchor.anchor, anchor.from, q.MaxFrames))
+		add(CheckAnchorRelevance, anchorOutcome(res.Frames, q.Anchors, anchor.from, q.MaxFrames))
 	}
 	add(CheckProvenance, provenance(ctx, res))
 	if len(r.ack.AttesterKeys) > 0 {
