@@ -129,7 +129,6 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only, plus --env")
 	f.StringVar(&o.dir, "dir", "", "start the adapter in `DIR`")
 	o.stderr.add(f)
-	o.suiteFlags = func() check.FlagValues { return nil }
 	if def.Live {
 		// A live suite is reached in its own protocol: its flags that reach
 		// the implementation apply (not those that choose its checks).
@@ -142,6 +141,14 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 		o.suiteFlags = addFlags(f, reach)
 	}
 	return cmd
+}
+
+// flags are the suite's own flags as given: none but a live suite's.
+func (o *fuzzOptions) flags() check.FlagValues {
+	if o.suiteFlags == nil {
+		return nil
+	}
+	return o.suiteFlags()
 }
 
 // implementations returns the implementations to fuzz, from the flags.
@@ -163,7 +170,7 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 			if m.Spec.URL == "" {
 				m.Spec.Dir, m.Spec.Env, m.Spec.UserEnv, m.Spec.Stderr = o.dir, env, o.env, writer(sink, m.Name+": ")
 			}
-			m.Spec.Flags = o.suiteFlags()
+			m.Spec.Flags = o.flags()
 			out = append(out, fuzz.Impl{Name: m.Name, Spec: m.Spec})
 		}
 		return out, nil
@@ -174,7 +181,7 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 	case len(o.argv) == 0 && (o.env != nil || o.cleanEnv || o.dir != ""):
 		return nil, usageError("--env, --clean-env and --dir apply to a program after --")
 	}
-	spec := check.Spec{Argv: o.argv, URL: o.url, Mode: o.mode, Flags: o.suiteFlags()}
+	spec := check.Spec{Argv: o.argv, URL: o.url, Mode: o.mode, Flags: o.flags()}
 	if len(o.argv) > 0 {
 		spec.Dir, spec.Env, spec.UserEnv, spec.Stderr = o.dir, env, o.env, writer(sink, o.who+": ")
 	}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/refereehq/referee/adapter"
@@ -267,12 +268,16 @@ func (c *conn) Hello() adapter.Hello {
 	return h
 }
 
-// Prepare records which checks will run.
+// Prepare records which checks will run. The fuzzer runs sessions, which
+// share nothing of the run's but its target, several at once on one conn.
 func (c *conn) Prepare(checks []check.Check) {
-	c.want = map[string]bool{}
+	want := map[string]bool{}
 	for _, ch := range checks {
-		c.want[ch.ID] = true
+		want[ch.ID] = true
 	}
+	c.mu.Lock()
+	c.want = want
+	c.mu.Unlock()
 }
 
 // Offers is true: the cgp checks call no adapter ops.
@@ -359,7 +364,8 @@ func runCheck(ctx context.Context, s *check.Session, in info) check.Outcome {
 // probe reply.
 type runner struct {
 	target      host.Target
-	want        map[string]bool // the selected check IDs (Prepare)
+	mu          sync.Mutex
+	want        map[string]bool // the selected check IDs (Prepare), under mu
 	main        *host.Host
 	ack         *cgp.Envelope
 	dialed      bool

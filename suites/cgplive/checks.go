@@ -552,7 +552,10 @@ func readLocalFile(path string) ([]byte, error) {
 }
 
 func (r *runner) shutdown(ctx context.Context) outcome {
-	if r.want[Name+"/"+CheckAttestation] {
+	r.mu.Lock()
+	attest := r.want[Name+"/"+CheckAttestation]
+	r.mu.Unlock()
+	if attest {
 		r.sample(ctx) // attestation, after shutdown, judges the probe reply
 	}
 	r.shutDown = true

@@ -173,7 +173,7 @@ func TestFuzzSessionsDeterministic(t *testing.T) {
 	for k := range corpora {
 		out := filepath.Join(t.TempDir(), "found")
 		s, err := fuzz.Campaign(t.Context(), &cgplive.Definition, []fuzz.Impl{{Spec: modeSpec(docs, "kinds-single-only")}}, fuzz.Options{
-			Seed: 3, Count: 30, Out: out, Tool: tool, ShrinkBudget: 60, Parallel: 1 + k,
+			Seed: 3, Count: 12, Out: out, Tool: tool, ShrinkBudget: 40, Parallel: 1 + k,
 		})
 		if err != nil {
 			t.Fatal(err)
