@@ -119,11 +119,19 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.StringVar(&o.mode, "mode", "", "fuzz the built-in implementation in a deliberately broken `MODE`")
 	repeatedVar(f, &o.impls, "impl", "fuzz the implementation `NAME=COMMAND` or NAME=url:URL (repeatable): every input goes to each; when all agree against the reference, that is a possible gap in the reference or the spec")
 	f.Uint64Var(&o.seed, "seed", 1, "the seed of the inputs: the same seed and count give the same inputs")
-	f.IntVar(&o.count, "count", 0, fmt.Sprintf("generate `N` inputs (default %d unless --time is given)", fuzz.DefaultCount))
+	count, inputs := fuzz.DefaultCount, "inputs"
+	if def.Live {
+		count, inputs = fuzz.DefaultLiveCount, "sessions"
+	}
+	f.IntVar(&o.count, "count", 0, fmt.Sprintf("generate `N` %s (default %d unless --time is given)", inputs, count))
 	f.DurationVar(&o.time, "time", 0, "generate inputs for `D` (with --count, whichever ends first)")
 	f.StringVar(&o.out, "out", "", "write the divergences, shrunk, as a corpus in the suite's format to `DIR` (new in an existing directory, empty, or written by an earlier fuzz run and unchanged since, which is replaced)")
-	f.IntVar(&o.parallel, "parallel", 0, "requests in flight per implementation, at most its declared concurrency (the default)")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-call timeout")
+	parallel, timeout := "requests in flight per implementation, at most its declared concurrency (the default)", "per-call timeout"
+	if def.Live {
+		parallel, timeout = "sessions at once per implementation (default: 4, or the number of cores when fewer)", "how long each reply may take"
+	}
+	f.IntVar(&o.parallel, "parallel", 0, parallel)
+	f.DurationVar(&o.timeout, "timeout", 10*time.Second, timeout)
 	repeatedVar(f, &o.targets, "target", "fuzz only the target `NAME` (repeatable; see fuzz "+def.Name+" --help)")
 	repeatedVar(f, &o.env, "env", "set `KEY=VALUE` in the adapter's environment (repeatable)")
 	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only, plus --env")

@@ -382,6 +382,11 @@ func hostile(name, docs string) int {
 		in.Buffer(nil, 1<<20)
 		for in.Scan() {
 			line := in.Bytes()
+			if name == "refuse-unknown" && bytes.Contains(line, []byte(`"frame_id":"referee-unknown-`)) {
+				// A verify naming a frame never served is refused whole.
+				fmt.Println(`{"type":"error","code":"bad_request","message":"unknown frame"}`)
+				continue
+			}
 			if name == "garbage-frames-crash" && !json.Valid(line) {
 				fmt.Println(`{"type":"frames","result":{"frames":[],"truncated":false}}`)
 				os.Exit(3)

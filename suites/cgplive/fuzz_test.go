@@ -315,3 +315,22 @@ func TestFuzzOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFuzzSessions fuzzes the honest provider, this test binary
+// serving it over stdio (a process per session), and reports sessions/s;
+// bench/cgpfuzz.sh does the same with the referee binary, over HTTP too.
+func BenchmarkFuzzSessions(b *testing.B) {
+	docs := b.TempDir()
+	if err := provider.WriteDocs(docs); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	s, err := fuzz.Campaign(b.Context(), &cgplive.Definition, []fuzz.Impl{{Spec: modeSpec(docs, "")}}, fuzz.Options{Seed: 1, Count: b.N, Tool: tool})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if s.ExitCode() != report.ExitOK || s.Judged != b.N {
+		b.Fatalf("exit %d, %d judged of %d", s.ExitCode(), s.Judged, b.N)
+	}
+	b.ReportMetric(float64(s.Inputs)/time.Since(start).Seconds(), "sessions/s")
+}

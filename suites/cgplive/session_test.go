@@ -150,22 +150,39 @@ var honestSessions = []string{
 }
 
 // TestHonestSessions: the honest provider passes every session of
-// honestSessions.
+// honestSessions; and one that refuses a verify naming a frame it never
+// served, which no rule forbids, passes such a session.
 func TestHonestSessions(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := writeSessions(dir, sessionsDoc(strings.Join(honestSessions, ","))); err != nil {
-		t.Fatal(err)
-	}
-	plan, err := run.Prepare(&cgplive.Definition, modeSpec(docsDir(t), ""), run.Options{Flags: check.FlagValues{"sessions": dir}, Tool: tool})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range plan.Execute(t.Context()).Execution.Results {
-		if r.Status != check.Pass {
-			t.Errorf("%s: %s %s", r.ID, r.Status, r.Reason)
+	docs := docsDir(t)
+	for _, tc := range []struct {
+		spec     check.Spec
+		sessions []string
+	}{
+		{modeSpec(docs, ""), honestSessions},
+		{hostileSpec(docs, "refuse-unknown"), []string{`{"name":"unknown","steps":[{"query":{"goal":"x","max_frames":8,"max_tokens":4096}},{"verify":{"step":0,"unknown":1}}]}`}},
+	} {
+		dir := t.TempDir()
+		if err := writeSessions(dir, sessionsDoc(strings.Join(tc.sessions, ","))); err != nil {
+			t.Fatal(err)
+		}
+		plan, err := run.Prepare(&cgplive.Definition, tc.spec, run.Options{Flags: check.FlagValues{"sessions": dir}, Tool: tool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range plan.Execute(t.Context()).Execution.Results {
+			if r.Status != check.Pass {
+				t.Errorf("%s: %s %s", r.ID, r.Status, r.Reason)
+			}
 		}
 	}
+}
+
+// hostileSpec is this test binary serving referee's honest provider behind
+// the hostile filter name.
+func hostileSpec(docs, name string) check.Spec {
+	t := hostileTarget(docs, name)
+	return check.Spec{Argv: t.Argv, Env: t.Env}
 }
 
 // writeSessions writes doc as the sessions file of a corpus in dir, with
