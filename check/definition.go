@@ -81,6 +81,9 @@ type FuzzSpec struct {
 	Files func(entries []any) (map[string][]byte, error)
 	// Proof is what the fuzz proof test asks of the suite.
 	Proof FuzzProof
+	// Replay is the flag of `referee run SUITE` that replays a corpus the
+	// fuzzer wrote; "" is --corpus.
+	Replay string
 }
 
 // FuzzProof is what the fuzz proof test (package fuzz) asks of a suite.

@@ -17,8 +17,8 @@ import (
 // requests pipelined up to the adapter's declared concurrency.
 func BenchmarkFuzz(b *testing.B) {
 	for _, def := range suites.All() {
-		if def.Fuzz == nil {
-			continue
+		if def.Fuzz == nil || def.Live {
+			continue // a live suite's sessions: BenchmarkFuzzSessions (package cgplive)
 		}
 		for _, transport := range []string{"in-process", "stdio"} {
 			b.Run(def.Name+"/"+transport, func(b *testing.B) {

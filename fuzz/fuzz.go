@@ -104,6 +104,9 @@ type Summary struct {
 	// the suspect, and no implementation is blamed.
 	Gaps    []*Finding
 	Written []string // the files written to Options.Out
+	// Replay is the flag of `referee run` that replays Written: the suite's
+	// own (check.FuzzSpec.Replay), or "" for --corpus.
+	Replay string
 	// Interrupted says the run's context ended (SIGINT or SIGTERM) before
 	// it had generated and judged what it was asked to: the findings are
 	// those made before, and the run is incomplete (exit 3).
@@ -231,6 +234,9 @@ func Campaign(ctx context.Context, def *check.Definition, impls []Impl, o Option
 	}
 	if len(impls) == 0 {
 		return nil, check.Usagef("fuzz: no implementation to fuzz")
+	}
+	if def.Live {
+		return liveCampaign(ctx, def, impls, o) // sessions, judged by the suite's own checks
 	}
 	if o.Count < 0 || o.Time < 0 || o.Parallel < 0 {
 		return nil, check.Usagef("fuzz: --count, --time and --parallel cannot be negative")

@@ -357,7 +357,7 @@ func TestStdio(t *testing.T) {
 
 // TestUsage refuses what cannot be fuzzed.
 func TestUsage(t *testing.T) {
-	cgp := suites.Find("cgp")
+	host := suites.Find("cgp-host") // a suite with no fuzz targets
 	for _, tc := range []struct {
 		name  string
 		def   *check.Definition
@@ -365,7 +365,7 @@ func TestUsage(t *testing.T) {
 		o     fuzz.Options
 		want  string
 	}{
-		{"no fuzz targets", cgp, []fuzz.Impl{{}}, fuzz.Options{}, "has no fuzz targets"},
+		{"no fuzz targets", host, []fuzz.Impl{{}}, fuzz.Options{}, "has no fuzz targets"},
 		{"no implementation", &jcs.Definition, nil, fuzz.Options{}, "no implementation"},
 		{"unknown target", &jcs.Definition, []fuzz.Impl{{}}, fuzz.Options{Targets: []string{"nope"}}, `no fuzz target "nope"`},
 		{"bad mode", &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{Mode: "nope"}}}, fuzz.Options{}, `no broken mode "nope"`},

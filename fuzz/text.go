@@ -65,6 +65,10 @@ func WriteText(w io.Writer, s *Summary, out string) error {
 	if len(s.Findings) == 0 && len(s.Gaps) == 0 && !s.Interrupted {
 		p.line("no divergence")
 	}
+	replay := s.Replay
+	if replay == "" {
+		replay = "--corpus"
+	}
 	switch {
 	case len(s.Written) > 0 && len(s.Findings) == 0:
 		// Written all the same, for a step that keeps the directory.
@@ -72,7 +76,7 @@ func WriteText(w io.Writer, s *Summary, out string) error {
 	case len(s.Written) > 0:
 		p.line("wrote %d vectors to %s (%s); replay them with:", len(uniqueNames(s.Findings)), out, strings.Join(s.Written, ", "))
 		for _, i := range s.Impls {
-			p.line("  referee run %s --corpus %s%s", s.Suite, shell.Quote(out), specWords(i.Spec))
+			p.line("  referee run %s %s %s%s", s.Suite, replay, shell.Quote(out), specWords(i.Spec))
 		}
 	}
 	if s.Interrupted {

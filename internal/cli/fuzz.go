@@ -33,6 +33,10 @@ type fuzzOptions struct {
 	cleanEnv  bool
 	dir       string
 	stderr    adapterStderr // --adapter-stderr
+	// suiteFlags are a live suite's own flags that reach its
+	// implementation (a bearer token), as given.
+	suiteFlags func() check.FlagValues
+	who        string // what the implementation is called on stderr: adapter, or a live suite's provider
 }
 
 func newFuzzCmd(e *env, withSuites bool) *cobra.Command {
@@ -87,14 +91,21 @@ EXIT STATUS
 }
 
 func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
-	o := &fuzzOptions{}
+	o := &fuzzOptions{who: "adapter"}
+	if def.Live {
+		o.who = "provider"
+	}
 	var targets []string
 	for _, t := range def.Fuzz.Targets {
 		targets = append(targets, t.Name+": "+t.Doc)
 	}
+	short := "Fuzz a " + def.Name + " implementation against referee's reference"
+	if def.Live {
+		short = "Fuzz a " + def.Name + " implementation in sessions, each reply judged by the suite's own checks"
+	}
 	cmd := &cobra.Command{
 		Use:   def.Name + " [flags] [-- PROGRAM ARGS...]",
-		Short: "Fuzz a " + def.Name + " implementation against referee's reference",
+		Short: short,
 		Long:  "Targets:\n  " + strings.Join(targets, "\n  "),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); dash != 0 && len(args) > 0 {
@@ -109,20 +120,47 @@ func newFuzzSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 	f.StringVar(&o.mode, "mode", "", "fuzz the built-in implementation in a deliberately broken `MODE`")
 	repeatedVar(f, &o.impls, "impl", "fuzz the implementation `NAME=COMMAND` or NAME=url:URL (repeatable): every input goes to each; when all agree against the reference, that is a possible gap in the reference or the spec")
 	f.Uint64Var(&o.seed, "seed", 1, "the seed of the inputs: the same seed and count give the same inputs")
-	f.IntVar(&o.count, "count", 0, fmt.Sprintf("generate `N` inputs (default %d unless --time is given)", fuzz.DefaultCount))
+	count, inputs := fuzz.DefaultCount, "inputs"
+	if def.Live {
+		count, inputs = fuzz.DefaultLiveCount, "sessions"
+	}
+	f.IntVar(&o.count, "count", 0, fmt.Sprintf("generate `N` %s (default %d unless --time is given)", inputs, count))
 	f.DurationVar(&o.time, "time", 0, "generate inputs for `D` (with --count, whichever ends first)")
 	f.StringVar(&o.out, "out", "", "write the divergences, shrunk, as a corpus in the suite's format to `DIR`, an empty one when there are none (new in an existing directory, empty, or written by an earlier fuzz run and unchanged since, which is replaced)")
 	if def.Corpus != "" {
 		f.StringVar(&o.corpus, "corpus", "", "draw the reference and the generators from the corpus in `DIR` (its schemas, keys and vectors) instead of the suite's embedded one")
 	}
-	f.IntVar(&o.parallel, "parallel", 0, "requests in flight per implementation, at most its declared concurrency (the default)")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-call timeout")
+	parallel, timeout := "requests in flight per implementation, at most its declared concurrency (the default)", "per-call timeout"
+	if def.Live {
+		parallel, timeout = "sessions at once per implementation (default: 4, or the number of cores when fewer)", "how long each reply may take"
+	}
+	f.IntVar(&o.parallel, "parallel", 0, parallel)
+	f.DurationVar(&o.timeout, "timeout", 10*time.Second, timeout)
 	repeatedVar(f, &o.targets, "target", "fuzz only the target `NAME` (repeatable; see fuzz "+def.Name+" --help)")
 	repeatedVar(f, &o.env, "env", "set `KEY=VALUE` in the adapter's environment (repeatable)")
 	f.BoolVar(&o.cleanEnv, "clean-env", false, "start the adapter with PATH and HOME only, plus --env")
 	f.StringVar(&o.dir, "dir", "", "start the adapter in `DIR`")
 	o.stderr.add(f)
+	if def.Live {
+		// A live suite is reached in its own protocol: its flags that reach
+		// the implementation apply (not those that choose its checks).
+		var reach []check.Flag
+		for _, fl := range def.Flags {
+			if !fl.Repro {
+				reach = append(reach, fl)
+			}
+		}
+		o.suiteFlags = addFlags(f, reach)
+	}
 	return cmd
+}
+
+// flags are the suite's own flags as given: none but a live suite's.
+func (o *fuzzOptions) flags() check.FlagValues {
+	if o.suiteFlags == nil {
+		return nil
+	}
+	return o.suiteFlags()
 }
 
 // implementations returns the implementations to fuzz, from the flags.
@@ -144,6 +182,7 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 			if m.Spec.URL == "" {
 				m.Spec.Dir, m.Spec.Env, m.Spec.UserEnv, m.Spec.Stderr = o.dir, env, o.env, writer(sink, m.Name+": ")
 			}
+			m.Spec.Flags = o.flags()
 			out = append(out, fuzz.Impl{Name: m.Name, Spec: m.Spec})
 		}
 		return out, nil
@@ -154,9 +193,9 @@ func (o *fuzzOptions) implementations(e *env) ([]fuzz.Impl, error) {
 	case len(o.argv) == 0 && (o.env != nil || o.cleanEnv || o.dir != ""):
 		return nil, usageError("--env, --clean-env and --dir apply to a program after --")
 	}
-	spec := check.Spec{Argv: o.argv, URL: o.url, Mode: o.mode}
+	spec := check.Spec{Argv: o.argv, URL: o.url, Mode: o.mode, Flags: o.flags()}
 	if len(o.argv) > 0 {
-		spec.Dir, spec.Env, spec.UserEnv, spec.Stderr = o.dir, env, o.env, writer(sink, "adapter: ")
+		spec.Dir, spec.Env, spec.UserEnv, spec.Stderr = o.dir, env, o.env, writer(sink, o.who+": ")
 	}
 	return []fuzz.Impl{{Spec: spec}}, nil
 }

@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
@@ -243,6 +245,7 @@ func connect(ctx context.Context, spec check.Spec) (check.Target, error) {
 		return nil, err
 	}
 	c.cleanup = cleanup
+	c.timeout = spec.Timeout
 	return c, nil
 }
 
@@ -265,12 +268,16 @@ func (c *conn) Hello() adapter.Hello {
 	return h
 }
 
-// Prepare records which checks will run.
+// Prepare records which checks will run. The fuzzer runs sessions, which
+// share nothing of the run's but its target, several at once on one conn.
 func (c *conn) Prepare(checks []check.Check) {
-	c.want = map[string]bool{}
+	want := map[string]bool{}
 	for _, ch := range checks {
-		c.want[ch.ID] = true
+		want[ch.ID] = true
 	}
+	c.mu.Lock()
+	c.want = want
+	c.mu.Unlock()
 }
 
 // Offers is true: the cgp checks call no adapter ops.
@@ -357,13 +364,16 @@ func runCheck(ctx context.Context, s *check.Session, in info) check.Outcome {
 // probe reply.
 type runner struct {
 	target      host.Target
-	want        map[string]bool // the selected check IDs (Prepare)
+	mu          sync.Mutex
+	want        map[string]bool // the selected check IDs (Prepare), under mu
 	main        *host.Host
 	ack         *cgp.Envelope
 	dialed      bool
 	dialErr     error
 	unreachable bool // the provider could not be started or reached
 	lastFresh   *host.Host
+	// timeout, if set, bounds each exchange of a session (check.Spec.Timeout).
+	timeout time.Duration
 
 	probed   bool
 	probeAt  int // the probe's index in the main transcript, or -1
@@ -420,6 +430,12 @@ func (r *runner) open(ctx context.Context) (*host.Host, *cgp.Envelope, error) {
 	return h, ack, nil
 }
 
+// handshakeFailed is the failure of a connection whose handshake did not
+// complete: the provider could not be reached, or its ack was refused.
+func handshakeFailed(err error) outcome {
+	return fail("could not establish provider: %v", err).want("a handshake_ack", err.Error())
+}
+
 // probeQuery is the suite's sample query (upstream's sample_query()).
 func probeQuery() cgp.ContextQuery {
 	return cgp.ContextQuery{Goal: "conformance probe: return your most relevant frames", QueryText: cgp.Str("conformance probe"), MaxFrames: 8, MaxTokens: 4096}
@@ -447,13 +463,13 @@ func (r *runner) run(ctx context.Context, in info) outcome {
 	}
 	if err := r.connect(ctx); err != nil {
 		if in.name == CheckHandshake {
-			return fail("could not establish provider: %v", err).want("a handshake_ack", err.Error())
+			return handshakeFailed(err)
 		}
 		return skip(handshakeFailedReason)
 	}
 	switch in.name {
 	case CheckHandshake:
-		return r.handshake()
+		return handshakeOutcome(r.ack)
 	case CheckConsentScope:
 		return consentScope(r.ack)
 	case CheckShutdownClean:
@@ -500,13 +516,13 @@ func (r *runner) fresh(ctx context.Context, name string) outcome {
 	}
 	if err != nil {
 		if name == CheckMalformedInput {
-			return fail("could not establish provider: %v", err).want("a handshake_ack", err.Error())
+			return handshakeFailed(err)
 		}
 		return skip("%s: %v", handshakeFailedReason, err)
 	}
 	switch name {
 	case CheckMalformedInput:
-		return malformedInput(ctx, h)
+		return malformedInput(ctx, h, []byte(garbage), probeQuery())
 	case CheckEmbedding:
 		return embedding(ctx, h, ack)
 	case CheckCorrelation:

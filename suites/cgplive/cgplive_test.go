@@ -29,6 +29,7 @@ const (
 	envMode    = "REFEREE_TEST_CGP_MODE"
 	envDocs    = "REFEREE_TEST_CGP_DOCS"
 	envHostile = "REFEREE_TEST_CGP_HOSTILE"
+	envMarker  = "REFEREE_TEST_CGP_MARKER" // a directory the hostile lie-once provider makes
 )
 
 func TestMain(m *testing.M) {
@@ -136,6 +137,12 @@ var modeFailures = map[string][]string{
 	// Every check that reads a frames reply, and only those: the reply is
 	// refused for the relation's missing rel.
 	"misnamed-rel": {validity, verify, budget, asOf, kinds, anchors, provenance, malformed, correlation, attestation},
+	// Held out (provider.HeldOut): every live check passes; only the fuzzed
+	// sessions of referee fuzz cgp find them (TestFuzzFindsEveryMode).
+	"crash-on-astral-goal": {},
+	"kinds-single-only":    {},
+	"as-of-whole-seconds":  {},
+	"min-one-frame":        {},
 }
 
 // evidenceWords is a word each mode's failing evidence must contain, so a
@@ -219,6 +226,15 @@ func TestEveryModeFailsExactlyItsChecks(t *testing.T) {
 						t.Logf("  %s: %s", c.Name, c.Evidence)
 					}
 				}
+			}
+			if len(want) == 0 {
+				if !provider.HeldOut(m.Name) {
+					t.Errorf("mode %s fails no live check, but the provider does not say it is held out", m.Name)
+				}
+				if n := len(names(st, "pass")); n != 14 {
+					t.Errorf("a held-out mode passes %d live checks, want all 14", n)
+				}
+				return
 			}
 			word, ok := evidenceWords[m.Name]
 			if !ok {
@@ -366,6 +382,11 @@ func hostile(name, docs string) int {
 		in.Buffer(nil, 1<<20)
 		for in.Scan() {
 			line := in.Bytes()
+			if name == "refuse-unknown" && bytes.Contains(line, []byte(`"frame_id":"referee-unknown-`)) {
+				// A verify naming a frame never served is refused whole.
+				fmt.Println(`{"type":"error","code":"bad_request","message":"unknown frame"}`)
+				continue
+			}
 			if name == "garbage-frames-crash" && !json.Valid(line) {
 				fmt.Println(`{"type":"frames","result":{"frames":[],"truncated":false}}`)
 				os.Exit(3)
@@ -390,6 +411,13 @@ func hostile(name, docs string) int {
 				line = bytes.ReplaceAll(line, []byte(`"status":`), []byte(`"content":"the frame's body","status":`))
 			case name == "verify-deep-bodies" && env.Type == cgp.TypeVerified:
 				line = bytes.Replace(line, []byte(`"response":{`), []byte(`"response":{"frames":[{"id":"x","title":"the frame's title"}],`), 1)
+			case name == "lie-once" && env.Type == cgp.TypeFrames && len(env.Result.Frames) > 0:
+				// The first frames reply of all the processes that share
+				// the marker's directory misdeclares a cost; no other does.
+				if os.Mkdir(os.Getenv(envMarker), 0o755) == nil {
+					env.Result.Frames[0].TokenCost++
+					line, _ = cgp.Encode(env)
+				}
 			case name == "null-result" && env.Type == cgp.TypeFrames:
 				line = []byte(`{"type":"frames","result":null}`)
 			case name == "dev-zero" && env.Type == cgp.TypeFrames:

@@ -26,8 +26,10 @@ func kindsList(ks []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-func (r *runner) handshake() outcome {
-	p, c := r.ack.Provider, r.ack.Capabilities
+// handshakeOutcome judges an ack (H1–H3): the host took it, in its
+// family; its identity must not be blank.
+func handshakeOutcome(ack *cgp.Envelope) outcome {
+	p, c := ack.Provider, ack.Capabilities
 	if cgp.IsBlank(p.Name) || cgp.IsBlank(p.Version) {
 		return fail("provider identity incomplete: name='%s' version='%s'", p.Name, p.Version).
 			want("non-blank provider.name and provider.version", fmt.Sprintf("name=%q version=%q", p.Name, p.Version))
@@ -110,82 +112,117 @@ func (r *runner) verifyHonesty(ctx context.Context, res *cgp.ContextQueryResult,
 		return queryFailed("query", qerr)
 	}
 	name := r.ack.Provider.Name
-	var real, mutated []cgp.FrameID
+	var real, mutated []verifyItem
 	for _, f := range res.Frames {
 		if f.ContentDigest == nil {
 			continue
 		}
-		real = append(real, cgp.FrameID{ProviderID: name, FrameID: f.ID, ContentDigest: f.ContentDigest})
-		other := cgp.Hash(sha256.Sum256([]byte(*f.ContentDigest + "-contextgraph-conformance-mutated-" + r.salt()))).String()
-		mutated = append(mutated, cgp.FrameID{ProviderID: name, FrameID: f.ID, ContentDigest: &other})
+		real = append(real, verifyItem{id: cgp.FrameID{ProviderID: name, FrameID: f.ID, ContentDigest: f.ContentDigest}, served: *f.ContentDigest})
+		mutated = append(mutated, changedItem(name, f.ID, *f.ContentDigest, r.salt()))
 	}
 	if len(real) == 0 {
 		return skip("no served frame carries a content_digest to verify")
 	}
-	var bodies []string // frame body members found in a verified reply
-	verdicts := func(ids []cgp.FrameID) (map[int]cgp.FrameVerdict, error) {
-		env, err := r.main.Verify(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		if tr := r.main.Transcript(); len(tr) > 0 {
-			if member := bodyMember(tr[len(tr)-1].Reply); member != "" {
-				bodies = append(bodies, member)
-			}
-		}
-		out := map[int]cgp.FrameVerdict{}
-		for _, v := range env.Response.Verdicts {
-			for i, id := range ids {
-				if v.Frame.FrameID == id.FrameID && same(v.Frame.ContentDigest, id.ContentDigest) {
-					if prev, ok := out[i]; ok && prev.Status != v.Status {
-						return nil, fmt.Errorf("contradictory verdicts for %s: %s and %s", id.FrameID, prev.Status, v.Status)
-					}
-					out[i] = v
-				}
-			}
-		}
-		return out, nil
+	problems, err := verifyProblems(ctx, r.main, real)
+	if err != nil {
+		return verifyFailed("verify", err)
+	}
+	more, err := verifyProblems(ctx, r.main, mutated)
+	if err != nil {
+		return verifyFailed("verify of changed digests", err)
+	}
+	return verifyOutcome(append(problems, more...), len(real), len(mutated))
+}
+
+// verifyItem is one identity a verify asks about, and what its verdict
+// must be: the digest the provider served, and whether the identity
+// carries it (valid, V1) or another, well-formed one (stale, V2, with any
+// replacement_digest the served one, V3). An identity the provider never
+// served (unjudged) gets no verdict judged.
+type verifyItem struct {
+	id       cgp.FrameID
+	served   string
+	changed  bool
+	unjudged bool
+}
+
+// changedItem is frame id's identity with the served digest changed into
+// another well-formed one, made with salt: a provider cannot tell it from a
+// real stale digest.
+func changedItem(provider, id, served, salt string) verifyItem {
+	other := cgp.Hash(sha256.Sum256([]byte(served + "-contextgraph-conformance-mutated-" + salt))).String()
+	return verifyItem{id: cgp.FrameID{ProviderID: provider, FrameID: id, ContentDigest: &other}, served: served, changed: true}
+}
+
+// verifyFailed is the failure of a verify the provider did not answer with
+// a verified envelope.
+func verifyFailed(what string, err error) outcome {
+	return fail("%s failed: %v", what, err).want("a verified reply", err.Error())
+}
+
+// verifyProblems sends one verify of items on h and judges its verdicts
+// (V1–V4): the problems found, or the error of a verify that was not
+// answered with a verified envelope. Verdicts are matched to identities by
+// frame id and digest, as the reference host matches them.
+func verifyProblems(ctx context.Context, h *host.Host, items []verifyItem) ([]string, error) {
+	ids := make([]cgp.FrameID, len(items))
+	for i, it := range items {
+		ids[i] = it.id
+	}
+	env, err := h.Verify(ctx, ids)
+	if err != nil {
+		return nil, err
 	}
 	var problems []string
-	got, err := verdicts(real)
-	if err != nil {
-		return fail("verify failed: %v", err).want("a verified reply", err.Error())
-	}
-	for i, id := range real {
-		v, ok := got[i]
-		status := "no verdict (counts as unknown)"
-		if ok {
-			status = v.Status
-		}
-		if status != cgp.StatusValid {
-			problems = append(problems, fmt.Sprintf("unchanged frame %s (%s) verified %s, not valid (§V1)", id.FrameID, *id.ContentDigest, status))
+	got := map[int]cgp.FrameVerdict{}
+	for _, v := range env.Response.Verdicts {
+		for i, id := range ids {
+			if v.Frame.FrameID == id.FrameID && same(v.Frame.ContentDigest, id.ContentDigest) {
+				if prev, ok := got[i]; ok && prev.Status != v.Status {
+					return nil, fmt.Errorf("contradictory verdicts for %s: %s and %s", id.FrameID, prev.Status, v.Status)
+				}
+				got[i] = v
+			}
 		}
 	}
-	got, err = verdicts(mutated)
-	if err != nil {
-		return fail("verify of changed digests failed: %v", err).want("a verified reply", err.Error())
-	}
-	for i, id := range mutated {
+	for i, it := range items {
 		v, ok := got[i]
 		switch {
+		case it.unjudged:
+		case !it.changed:
+			status := "no verdict (counts as unknown)"
+			if ok {
+				status = v.Status
+			}
+			if status != cgp.StatusValid {
+				problems = append(problems, fmt.Sprintf("unchanged frame %s (%s) verified %s, not valid (§V1)", it.id.FrameID, it.served, status))
+			}
 		case !ok:
-			problems = append(problems, fmt.Sprintf("changed digest of %s got no verdict (counts as unknown): a provider that served the frame MUST verify it stale (§V2)", id.FrameID))
+			problems = append(problems, fmt.Sprintf("changed digest of %s got no verdict (counts as unknown): a provider that served the frame MUST verify it stale (§V2)", it.id.FrameID))
 		case v.Status == cgp.StatusValid:
-			problems = append(problems, fmt.Sprintf("changed digest of %s verified valid: a rubber stamp (§V2)", id.FrameID))
+			problems = append(problems, fmt.Sprintf("changed digest of %s verified valid: a rubber stamp (§V2)", it.id.FrameID))
 		case v.Status != cgp.StatusStale:
-			problems = append(problems, fmt.Sprintf("changed digest of %s verified %s: a provider that served the frame MUST verify it stale (§V2)", id.FrameID, v.Status))
-		case v.ReplacementDigest != nil && *v.ReplacementDigest != *real[i].ContentDigest:
-			problems = append(problems, fmt.Sprintf("stale verdict for %s names replacement_digest %s, but the provider served %s (§V3)", id.FrameID, *v.ReplacementDigest, *real[i].ContentDigest))
+			problems = append(problems, fmt.Sprintf("changed digest of %s verified %s: a provider that served the frame MUST verify it stale (§V2)", it.id.FrameID, v.Status))
+		case v.ReplacementDigest != nil && *v.ReplacementDigest != it.served:
+			problems = append(problems, fmt.Sprintf("stale verdict for %s names replacement_digest %s, but the provider served %s (§V3)", it.id.FrameID, *v.ReplacementDigest, it.served))
 		}
 	}
-	for _, b := range bodies {
-		problems = append(problems, fmt.Sprintf("the verified reply carries frame bodies (%s): verify moves identities only (§V4)", b))
+	if tr := h.Transcript(); len(tr) > 0 {
+		if member := bodyMember(tr[len(tr)-1].Reply); member != "" {
+			problems = append(problems, fmt.Sprintf("the verified reply carries frame bodies (%s): verify moves identities only (§V4)", member))
+		}
 	}
+	return problems, nil
+}
+
+// verifyOutcome is verify-honesty's verdict on the problems of its
+// verifies of real unchanged and changed identities.
+func verifyOutcome(problems []string, real, changed int) outcome {
 	if len(problems) > 0 {
 		return fail("%s", strings.Join(problems, "; ")).
-			want(fmt.Sprintf("%d unchanged digest(s) valid, %d changed digest(s) stale, no frame bodies", len(real), len(mutated)), strings.Join(problems, "; "))
+			want(fmt.Sprintf("%d unchanged digest(s) valid, %d changed digest(s) stale, no frame bodies", real, changed), strings.Join(problems, "; "))
 	}
-	return pass("provider verified %d unchanged frame(s) `valid` and all %d mutated digest(s) `stale`, carrying no frame bodies", len(real), len(mutated))
+	return pass("provider verified %d unchanged frame(s) `valid` and all %d mutated digest(s) `stale`, carrying no frame bodies", real, changed)
 }
 
 // bodyMembers are a frame's body members, which a verdict never carries.
@@ -245,41 +282,58 @@ func (r *runner) asOf(ctx context.Context) outcome {
 		}
 		counts = append(counts, fmt.Sprintf("as_of=%s: %d frame(s)", pin, len(env.Result.Frames)))
 		total += len(env.Result.Frames)
-		var outside []string
-		for _, f := range env.Result.Frames {
-			// Compared as instants, by RFC 3339's rules (a leap second is
-			// before the next minute), as cgp.CompareTimestamps does.
-			var fromCmp, toCmp int
-			var fromErr, toErr error
-			if f.ValidFrom != nil {
-				fromCmp, fromErr = cgp.CompareTimestamps(*f.ValidFrom, pin)
-			}
-			if f.ValidTo != nil {
-				toCmp, toErr = cgp.CompareTimestamps(*f.ValidTo, pin)
-			}
-			if fromErr != nil || toErr != nil {
-				outside = append(outside, fmt.Sprintf("%s (a validity bound that is not an RFC 3339 UTC timestamp cannot be compared, §F4)", f.ID))
-				continue
-			}
-			switch {
-			case f.ValidFrom != nil && fromCmp > 0:
-				outside = append(outside, fmt.Sprintf("%s (valid_from=%s)", f.ID, *f.ValidFrom))
-			case f.ValidTo != nil && toCmp <= 0:
-				outside = append(outside, fmt.Sprintf("%s (valid_to=%s)", f.ID, *f.ValidTo))
-			}
-		}
-		if len(outside) > 0 {
-			problems = append(problems, fmt.Sprintf("provider returned %d frame(s) not valid at as_of=%s: %s", len(outside), pin, strings.Join(outside, ", ")))
+		if p := windowProblem(env.Result.Frames, pin); p != "" {
+			problems = append(problems, p)
 		}
 	}
 	if len(problems) > 0 {
-		return fail("%s", strings.Join(problems, "; ")).
-			want("no frame with valid_from after the pin or valid_to at or before it", strings.Join(problems, "; "))
+		return asOfFailure(problems)
 	}
 	if total == 0 {
 		return skip("the provider returned no frames at either pin (%s): nothing to compare", strings.Join(asOfPins, ", "))
 	}
 	return pass("%s; none falls outside its validity window [valid_from, valid_to) (§Q2)", strings.Join(counts, ", "))
+}
+
+// windowProblem says which of frames, served to a query pinned with as_of
+// pin (an F4 timestamp), are not valid at that instant (Q2): valid_from
+// after it, or valid_to at or before it, compared as instants; "" when
+// none.
+func windowProblem(frames []cgp.ContextFrame, pin string) string {
+	var outside []string
+	for _, f := range frames {
+		// Compared as instants, by RFC 3339's rules (a leap second is
+		// before the next minute), as cgp.CompareTimestamps does.
+		var fromCmp, toCmp int
+		var fromErr, toErr error
+		if f.ValidFrom != nil {
+			fromCmp, fromErr = cgp.CompareTimestamps(*f.ValidFrom, pin)
+		}
+		if f.ValidTo != nil {
+			toCmp, toErr = cgp.CompareTimestamps(*f.ValidTo, pin)
+		}
+		if fromErr != nil || toErr != nil {
+			outside = append(outside, fmt.Sprintf("%s (a validity bound that is not an RFC 3339 UTC timestamp cannot be compared, §F4)", f.ID))
+			continue
+		}
+		switch {
+		case f.ValidFrom != nil && fromCmp > 0:
+			outside = append(outside, fmt.Sprintf("%s (valid_from=%s)", f.ID, *f.ValidFrom))
+		case f.ValidTo != nil && toCmp <= 0:
+			outside = append(outside, fmt.Sprintf("%s (valid_to=%s)", f.ID, *f.ValidTo))
+		}
+	}
+	if len(outside) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("provider returned %d frame(s) not valid at as_of=%s: %s", len(outside), pin, strings.Join(outside, ", "))
+}
+
+// asOfFailure is as-of-temporal's failure for the problems windowProblem
+// found.
+func asOfFailure(problems []string) outcome {
+	return fail("%s", strings.Join(problems, "; ")).
+		want("no frame with valid_from after the pin or valid_to at or before it", strings.Join(problems, "; "))
 }
 
 // baseKind reports whether k is a frame kind SPEC defines.
@@ -305,20 +359,27 @@ func (r *runner) kindsFilter(ctx context.Context) outcome {
 	if err != nil {
 		return queryFailed(fmt.Sprintf("query with kinds=[%s]", kinds[0]), err)
 	}
+	return kindsOutcome(env.Result.Frames, q.Kinds)
+}
+
+// kindsOutcome judges the frames served to a query whose kinds filter is
+// kinds, not empty (Q1): every frame of one of those kinds.
+func kindsOutcome(frames []cgp.ContextFrame, kinds []string) outcome {
+	list := kindsList(kinds)
 	var outside []string
-	for _, f := range env.Result.Frames {
-		if f.Kind != kinds[0] {
+	for _, f := range frames {
+		if !slices.Contains(kinds, f.Kind) {
 			outside = append(outside, fmt.Sprintf("%s (kind %s)", f.ID, f.Kind))
 		}
 	}
 	if len(outside) > 0 {
-		return fail("kinds=[%s]: provider returned %d frame(s) outside the filter: %s (§Q1)", kinds[0], len(outside), strings.Join(outside, ", ")).
-			want("frames of kind "+kinds[0]+" only", strings.Join(outside, ", "))
+		return fail("kinds=%s: provider returned %d frame(s) outside the filter: %s (§Q1)", list, len(outside), strings.Join(outside, ", ")).
+			want("frames of the kinds "+list+" only", strings.Join(outside, ", "))
 	}
-	if len(env.Result.Frames) == 0 {
-		return skip("kinds=[%s]: the provider returned no frames, so the filter was not exercised", kinds[0])
+	if len(frames) == 0 {
+		return skip("kinds=%s: the provider returned no frames, so the filter was not exercised", list)
 	}
-	return pass("kinds=[%s]: all %d returned frame(s) are of the requested kind (§Q1)", kinds[0], len(env.Result.Frames))
+	return pass("kinds=%s: all %d returned frame(s) are of the requested kind (§Q1)", list, len(frames))
 }
 
 func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResult, qerr error) outcome {
@@ -331,14 +392,8 @@ func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResul
 	// Anchor on the frame ranked last, so that only a provider that honours
 	// the anchor returns it under a one-frame budget.
 	anchor, from := "", ""
-	for i := len(res.Frames) - 1; i >= 0 && anchor == ""; i-- {
-		f := res.Frames[i]
-		switch {
-		case len(f.Relations) > 0 && !cgp.IsBlank(f.Relations[0].TargetURI):
-			anchor, from = f.Relations[0].TargetURI, f.ID
-		case f.URI != nil && !cgp.IsBlank(*f.URI):
-			anchor, from = *f.URI, f.ID
-		}
+	for back := 0; back < len(res.Frames) && anchor == ""; back++ {
+		anchor, from = anchorSource(res.Frames, back)
 	}
 	if anchor == "" {
 		return skip("no frame of the probe reply has a relation target or uri to anchor on")
@@ -350,16 +405,56 @@ func (r *runner) anchorRelevance(ctx context.Context, res *cgp.ContextQueryResul
 	if err != nil {
 		return queryFailed("anchored query", err)
 	}
-	frames := env.Result.Frames
+	return anchorOutcome(env.Result.Frames, q.Anchors, from, q.MaxFrames)
+}
+
+// anchorSource is the anchor the frames of a reply offer, looking from the
+// frame ranked last: the first relation target of frame frames[len-1-back]
+// (counted from the last, clamped to the first), else its uri; and that
+// frame's id. "" when the frame has neither.
+func anchorSource(frames []cgp.ContextFrame, back int) (anchor, from string) {
+	if len(frames) == 0 {
+		return "", ""
+	}
+	f := &frames[max(0, len(frames)-1-back)]
+	switch {
+	case len(f.Relations) > 0 && !cgp.IsBlank(f.Relations[0].TargetURI):
+		return f.Relations[0].TargetURI, f.ID
+	case f.URI != nil && !cgp.IsBlank(*f.URI):
+		return *f.URI, f.ID
+	}
+	return "", ""
+}
+
+// anchorOutcome judges the frames served to a query with max_frames n
+// whose anchors are anchors, the last of them the one frame from offered
+// (G3/G4): a graph provider returns at least one frame anchored on a query
+// anchor, any of them (ranking it first is only a SHOULD).
+func anchorOutcome(frames []cgp.ContextFrame, anchors []string, from string, n uint32) outcome {
+	anchor, others := anchors[len(anchors)-1], ""
+	if len(anchors) > 1 {
+		others = fmt.Sprintf(" beside the query's other anchors %s", kindsList(anchors[:len(anchors)-1]))
+	}
 	var got []string
+	anchored := 0
+	on := func(f *cgp.ContextFrame) bool {
+		return slices.ContainsFunc(anchors, func(a string) bool { return cgp.AnchoredOn(f, a) })
+	}
 	for _, f := range frames {
 		got = append(got, f.ID)
+		if on(&f) {
+			anchored++
+		}
 	}
-	if len(frames) == 0 || !cgp.AnchoredOn(&frames[0], anchor) {
-		return fail("anchored on `%s` (from %s, ranked last without the anchor) with max_frames=1: provider returned %s, no anchored frame (§G4)", anchor, from, kindsList(got)).
-			want("one frame anchored on "+anchor+" (its uri or a relation target)", "frames "+kindsList(got))
+	if anchored == 0 {
+		return fail("anchored on `%s` (from %s, ranked last without the anchor)%s with max_frames=%d: provider returned %s, no anchored frame (§G4)", anchor, from, others, n, kindsList(got)).
+			want("a frame anchored on "+anchor+others+" (its uri or a relation target)", "frames "+kindsList(got))
 	}
-	return pass("anchored on `%s`: provider returned 1 anchored frame(s) and ranked it first", anchor)
+	first := ""
+	if on(&frames[0]) {
+		first = " and ranked one first"
+	}
+	return pass("anchored on `%s`%s: provider returned %d anchored frame(s)%s", anchor, others, anchored, first)
 }
 
 // maxProvenanceLinks is how many file links provenance-fixture-consistency
@@ -457,11 +552,19 @@ func readLocalFile(path string) ([]byte, error) {
 }
 
 func (r *runner) shutdown(ctx context.Context) outcome {
-	if r.want[Name+"/"+CheckAttestation] {
+	r.mu.Lock()
+	attest := r.want[Name+"/"+CheckAttestation]
+	r.mu.Unlock()
+	if attest {
 		r.sample(ctx) // attestation, after shutdown, judges the probe reply
 	}
 	r.shutDown = true
-	err := r.main.Shutdown(ctx)
+	return shutdownOutcome(r.main.Shutdown(ctx))
+}
+
+// shutdownOutcome judges what came of a shutdown (R2): a stdio provider
+// exits with status 0 within the grace; an HTTP one takes the POST.
+func shutdownOutcome(err error) outcome {
 	switch {
 	case err == nil:
 		return pass("provider acknowledged shutdown and tore down cleanly")
@@ -473,9 +576,14 @@ func (r *runner) shutdown(ctx context.Context) outcome {
 
 const garbage = "this is not valid json {{{"
 
-func malformedInput(ctx context.Context, h *host.Host) outcome {
-	q, _ := cgp.Encode(&cgp.Envelope{Type: cgp.TypeQuery, Query: ptr(probeQuery())})
-	replies, err := h.Pipeline(ctx, [][]byte{[]byte(garbage), q}, 1)
+// malformedInput writes line, which is no envelope, and the query q at
+// once on the stdio connection h (the provider may ignore the line, so no
+// reply is waited for in between) and judges the replies (R1): an error
+// with code bad_request (or none) to the line, frames to q, and the
+// provider alive for the next.
+func malformedInput(ctx context.Context, h *host.Host, line []byte, q cgp.ContextQuery) outcome {
+	enc, _ := cgp.Encode(&cgp.Envelope{Type: cgp.TypeQuery, Query: &q})
+	replies, err := h.Pipeline(ctx, [][]byte{line, enc}, 1)
 	if o, ok := refused("query after the malformed line", err); ok {
 		return o
 	}
@@ -486,7 +594,7 @@ func malformedInput(ctx context.Context, h *host.Host) outcome {
 	switch first.Type {
 	case cgp.TypeFrames:
 		// It ignored the garbage; it must still be alive to answer again.
-		env, err := h.Query(ctx, probeQuery(), nil)
+		env, err := h.Query(ctx, q, nil)
 		if o, ok := refused("second query after the malformed line", err); ok {
 			return o
 		}
@@ -522,21 +630,13 @@ func malformedInput(ctx context.Context, h *host.Host) outcome {
 	return pass("provider errored cleanly on malformed input with `bad_request` and stayed alive: %s", msg)
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func embedding(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
 	fp := ack.Capabilities.EmbeddingsFingerprint
 	if fp == nil || *fp == "" {
 		return skip("provider declares no embeddings fingerprint")
 	}
-	parts := strings.Split(*fp, "/")
-	dim, err := strconv.Atoi(func() string {
-		if len(parts) >= 2 {
-			return parts[1]
-		}
-		return ""
-	}())
-	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || err != nil || dim <= 0 {
+	dim, ok := fingerprintDim(*fp)
+	if !ok {
 		return skip("fingerprint %q is not <model>/<dimensions>[/<normalization>]", *fp)
 	}
 	n := 1
@@ -547,23 +647,41 @@ func embedding(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
 	q.Embedding = make([]float32, n)
 	q.Embedding[0] = 0.5
 	env, err := h.Query(ctx, q, nil)
+	return embeddingOutcome(env, err, *fp, dim, n)
+}
+
+// fingerprintDim is the dimension an embeddings fingerprint declares
+// (<model>/<dimensions>[/<normalization>]), and whether it declares one.
+func fingerprintDim(fp string) (int, bool) {
+	parts := strings.Split(fp, "/")
+	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" {
+		return 0, false
+	}
+	dim, err := strconv.Atoi(parts[1])
+	return dim, err == nil && dim > 0
+}
+
+// embeddingOutcome judges the reply (env, err as host.Query returns them)
+// to a query whose embedding has n dimensions against a fingerprint fp of
+// dim (E1): an error, bad_request expected.
+func embeddingOutcome(env *cgp.Envelope, err error, fp string, dim, n int) outcome {
 	switch {
 	case env != nil && env.Type == cgp.TypeError:
 		if env.Code != nil && *env.Code == cgp.CodeBadRequest {
-			return pass("provider declares %s (%d-dim) and rejected a %d-dim embedding with `bad_request` (§E1)", *fp, dim, n)
+			return pass("provider declares %s (%d-dim) and rejected a %d-dim embedding with `bad_request` (§E1)", fp, dim, n)
 		}
-		o := pass("provider declares %s (%d-dim) and rejected a %d-dim embedding with an error (§E1)", *fp, dim, n)
-		o.notes = []string{"the error's code is not bad_request, which SPEC recommends: " + err.Error()}
+		o := pass("provider declares %s (%d-dim) and rejected a %d-dim embedding with an error (§E1)", fp, dim, n)
+		o.notes = []string{"the error's code is not bad_request, which SPEC recommends: " + errorText(env)}
 		return o
 	case err != nil:
 		if o, ok := refused(fmt.Sprintf("query with a %d-dim embedding", n), err); ok {
 			// It answered frames, which E1 does not want either.
-			o.evidence = fmt.Sprintf("provider answered `frames` to a %d-dim embedding against its declared %s (%d-dim) fingerprint (§E1); ", n, *fp, dim) + o.evidence
+			o.evidence = fmt.Sprintf("provider answered `frames` to a %d-dim embedding against its declared %s (%d-dim) fingerprint (§E1); ", n, fp, dim) + o.evidence
 			return o
 		}
 		return fail("a %d-dim embedding against the declared %d-dim fingerprint broke the provider: %v", n, dim, err).want(wantEmbedding, err.Error())
 	}
-	return fail("provider answered `frames` to a %d-dim embedding against its declared %s (%d-dim) fingerprint (§E1)", n, *fp, dim).want(wantEmbedding, "a frames reply")
+	return fail("provider answered `frames` to a %d-dim embedding against its declared %s (%d-dim) fingerprint (§E1)", n, fp, dim).want(wantEmbedding, "a frames reply")
 }
 
 // CorrelationID is the id the correlation check sends.
@@ -576,8 +694,7 @@ func correlation(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
 	env, err := h.Query(ctx, probeQuery(), cgp.Str(CorrelationID))
 	switch {
 	case host.IsKind(err, host.KindCorrelation):
-		return fail("provider declares correlation but %v (§H4)", strings.TrimPrefix(err.Error(), string(host.KindCorrelation)+": ")).
-			want(fmt.Sprintf("the reply carries id %q", CorrelationID), strings.TrimPrefix(err.Error(), string(host.KindCorrelation)+": "))
+		return correlationFailure(err, CorrelationID)
 	case err != nil && !host.IsKind(err, host.KindProvider):
 		return queryFailed(fmt.Sprintf("query with id %q", CorrelationID), err)
 	}
@@ -585,14 +702,31 @@ func correlation(ctx context.Context, h *host.Host, ack *cgp.Envelope) outcome {
 	// matched to its query by id.
 	ids := []string{CorrelationID + "-a", CorrelationID + "-b"}
 	replies, err := h.QueryPipelined(ctx, []cgp.ContextQuery{probeQuery(), probeQuery()}, ids)
+	if err != nil {
+		return pipelineFailure(err, ids)
+	}
+	return pass("provider declares correlation and echoed the request id verbatim on its `%s` reply, and on both replies to two pipelined queries (%s) (§H4)", env.Type, replies[0].Type)
+}
+
+// correlationFailure is the failure of a reply to a request with id that
+// did not echo it (H4), from the host's KindCorrelation error.
+func correlationFailure(err error, id string) outcome {
+	why := strings.TrimPrefix(err.Error(), string(host.KindCorrelation)+": ")
+	return fail("provider declares correlation but %v (§H4)", why).want(fmt.Sprintf("the reply carries id %q", id), why)
+}
+
+// pipelineFailure is the failure of queries with ids written at once,
+// whose replies the host could not read or match to them by id (H4).
+func pipelineFailure(err error, ids []string) outcome {
 	if o, ok := refused("pipelined queries", err); ok {
 		return o
 	}
-	if err != nil {
-		return fail("provider echoed the id of one query, but with two pipelined queries (ids %q, %q): %v (§H4)", ids[0], ids[1], err).
-			want(fmt.Sprintf("replies carrying ids %q and %q", ids[0], ids[1]), err.Error())
+	quoted := make([]string, len(ids))
+	for i, id := range ids {
+		quoted[i] = strconv.Quote(id)
 	}
-	return pass("provider declares correlation and echoed the request id verbatim on its `%s` reply, and on both replies to two pipelined queries (%s) (§H4)", env.Type, replies[0].Type)
+	return fail("provider echoed the id of one query, but with %d pipelined queries (ids %s): %v (§H4)", len(ids), strings.Join(quoted, ", "), err).
+		want("replies carrying ids "+strings.Join(quoted, " and "), err.Error())
 }
 
 // The expected values of checks whose failures take several shapes.
@@ -601,6 +735,19 @@ const (
 	wantMalformed = "an error with code bad_request (or no reply) to the malformed line, then frames to the query"
 	wantEmbedding = "an error reply (code bad_request)"
 )
+
+// errorText is an error envelope's code and message, as the host's errors
+// say them.
+func errorText(e *cgp.Envelope) string {
+	code, msg := "(no code)", ""
+	if e.Code != nil {
+		code = *e.Code
+	}
+	if e.Message != nil {
+		msg = *e.Message
+	}
+	return code + ": " + msg
+}
 
 // queryFailed is the failure of a query the check needed answered.
 func queryFailed(what string, err error) outcome {

@@ -23,6 +23,7 @@ const DefaultTokenEnv = "REFEREE_CGP_TOKEN"
 var (
 	flagToken    = check.Flag{Name: "token", Usage: "a bearer `TOKEN` for the --url provider (prefer --token-env)"}
 	flagTokenEnv = check.Flag{Name: "token-env", Default: DefaultTokenEnv, Usage: "read the bearer token from the environment variable `VAR`"}
+	flagSessions = check.Flag{Name: "sessions", Repro: true, Usage: "run the sessions of the corpus in `DIR` (written by referee fuzz cgp --out), one check each, instead of the fourteen checks"}
 )
 
 // Definition declares the live cgp suite to the engine.
@@ -54,12 +55,11 @@ never printed.`,
 		"referee run cgp --url http://127.0.0.1:8080/contextgraph --format native",
 		"referee run cgp --mode lying-costs",
 	},
-	Flags: []check.Flag{flagToken, flagTokenEnv},
+	Flags: []check.Flag{flagToken, flagTokenEnv, flagSessions},
 	Modes: modes,
 	Live:  true,
-	Load: func(o check.LoadOptions) (*check.Loaded, error) {
-		return &check.Loaded{Suite: suite(), Native: native, Connect: connect}, nil
-	},
+	Load:  load,
+	Fuzz:  &fuzzSpec,
 	Validate: func(spec check.Spec) error {
 		if spec.URL != "" {
 			return loopbackOnly(spec.URL)
@@ -71,6 +71,31 @@ never printed.`,
 		{Name: "docs", Usage: "serve the files of `DIR` (default: the embedded documents)"},
 	},
 	Commands: inspectCommands,
+}
+
+// load builds the suite: the fourteen checks, or, for a corpus of sessions
+// (--sessions DIR; LoadOptions.Corpus or FS, as the fuzzer reads the corpus
+// it writes), one check per session.
+func load(o check.LoadOptions) (*check.Loaded, error) {
+	l := &check.Loaded{Suite: suite(), Native: native, Connect: connect}
+	dir := o.Flags.String(flagSessions.Name)
+	if o.Corpus != "" && dir != "" && o.Corpus != dir {
+		return nil, check.Usagef("--sessions %s and a corpus %s: give one corpus of sessions", dir, o.Corpus)
+	}
+	if o.FS == nil && o.Corpus == "" && dir == "" {
+		return l, nil
+	}
+	if o.Corpus == "" {
+		o.Corpus = dir
+	}
+	c, err := o.OpenCorpus(nil)
+	if err != nil {
+		return nil, err
+	}
+	if l.Suite, err = sessionSuite(c); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 func modes() []check.Mode {

@@ -529,6 +529,56 @@ func TestModes(t *testing.T) {
 				t.Error("the honest encoding is the same")
 			}
 		}},
+		// The held-out modes pass every live check (miniSuite's probe), and
+		// break their rule only for inputs the probe never has.
+		{modeCrashOnAstral, nil, func(t *testing.T, p *Provider) {
+			for goal, crash := range map[string]bool{"retry 😀": true, "retry \U00010000": true, "retry \uffff é": false, "": false} {
+				q := probe()
+				q.Goal = goal
+				if _, out := call(t, p, queryEnv(q)); (out == outCrash) != crash {
+					t.Errorf("goal %q: outcome %d, crash %v", goal, out, crash)
+				}
+			}
+		}},
+		{modeKindsSingleOnly, nil, func(t *testing.T, p *Provider) {
+			for _, tc := range []struct {
+				kinds []string
+				n     int
+			}{{[]string{"snippet"}, 1}, {[]string{"snippet", "fact"}, 3}, {[]string{"doc", "snippet"}, 3}} {
+				q := probe()
+				q.Kinds = tc.kinds
+				if n := len(mustFrames(t, p.query(q)).Frames); n != tc.n {
+					t.Errorf("kinds %v: %d frames, want %d", tc.kinds, n, tc.n)
+				}
+			}
+		}},
+		{modeAsOfWholeSeconds, nil, func(t *testing.T, p *Provider) {
+			for pin, want := range map[string][]string{
+				"2026-02-01T00:00:00Z":   {"frm_getting_started", "frm_release_notes_2025"},
+				"2026-02-01T00:00:00.5Z": {"frm_configuration", "frm_getting_started", "frm_release_notes_2025"},
+			} {
+				q := probe()
+				q.AsOf = cgp.Str(pin)
+				got := ids(mustFrames(t, p.query(q)).Frames)
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("as_of %s: frames %v, want %v", pin, got, want)
+				}
+			}
+		}},
+		{modeMinOneFrame, nil, func(t *testing.T, p *Provider) {
+			for _, tc := range []struct {
+				frames, tokens uint32
+				n              int
+			}{{8, 4096, 3}, {8, 0, 1}, {8, 10, 1}, {0, 0, 0}} {
+				q := probe()
+				q.MaxFrames, q.MaxTokens = tc.frames, tc.tokens
+				res := mustFrames(t, p.query(q))
+				if len(res.Frames) != tc.n {
+					t.Errorf("max_frames %d, max_tokens %d: %d frames, want %d", tc.frames, tc.tokens, len(res.Frames), tc.n)
+				}
+			}
+		}},
 		{modeOtherID, []string{"correlation"}, func(t *testing.T, p *Provider) {
 			if r, _ := call(t, p, &cgp.Envelope{Type: cgp.TypeQuery, ID: cgp.Str("q1"), Query: probe()}); r.ID == nil || *r.ID != "q1-x" {
 				t.Errorf("id %s", mustJSON(r.ID))

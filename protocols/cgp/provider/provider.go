@@ -69,6 +69,10 @@ const (
 	modeHangOnShutdown      = "hang-on-shutdown"
 	modeOtherID             = "other-id"
 	modeMisnamedRel         = "misnamed-rel"
+	modeCrashOnAstral       = "crash-on-astral-goal"
+	modeKindsSingleOnly     = "kinds-single-only"
+	modeAsOfWholeSeconds    = "as-of-whole-seconds"
+	modeMinOneFrame         = "min-one-frame"
 )
 
 // Modes lists every misbehaviour mode, in a stable order.
@@ -104,6 +108,23 @@ var Modes = []Mode{
 	{modeHangOnShutdown, "ignores shutdown and, once stdin closes, never exits (stdio only; trips shutdown-clean §R2)"},
 	{modeOtherID, `echoes a different id than it was sent, id+"-x" (stdio only; trips correlation §H4)`},
 	{modeMisnamedRel, `writes every relation's rel as "type", the name provenance links use: a required member missing, which a reader that fills in zero values takes for rel "" (trips every check that reads frames: the reference host refuses the reply, a shape failure)`},
+	// Held out: each passes all fourteen live checks, whose probe has an
+	// ASCII goal, one kind, whole-second pins and a 4096-token budget; only
+	// the sessions of referee fuzz cgp reach them.
+	{modeCrashOnAstral, "exits 1 on a query whose goal holds a character beyond the BMP; 500 over HTTP (trips no live check, whose goals are ASCII: referee fuzz cgp's no-crash finds it)"},
+	{modeKindsSingleOnly, "honours kinds only when it names one kind: a list of two or more is ignored, every kind served (trips no live check, whose filter names one kind: referee fuzz cgp's kinds-filter §Q1 finds it)"},
+	{modeAsOfWholeSeconds, "honours as_of only in whole seconds: a pin with a fraction (…T00:00:00.5Z) is ignored, every frame served (trips no live check, whose pins are whole seconds: referee fuzz cgp's as-of-temporal §Q2 finds it)"},
+	{modeMinOneFrame, "always serves its best frame: under a max_tokens smaller than that frame's cost it is served anyway (trips no live check, whose budget is 4096: referee fuzz cgp's budget-honesty §B1 finds it)"},
+}
+
+// HeldOut reports whether a mode passes every live check by construction:
+// only fuzzed sessions (referee fuzz cgp) can find it.
+func HeldOut(mode string) bool {
+	switch mode {
+	case modeCrashOnAstral, modeKindsSingleOnly, modeAsOfWholeSeconds, modeMinOneFrame:
+		return true
+	}
+	return false
 }
 
 // StdioOnly reports whether a mode breaks a rule only the stdio checks test:
@@ -245,7 +266,7 @@ func (p *Provider) dispatch(env *cgp.Envelope, raw []byte) (*cgp.Envelope, outco
 	case cgp.TypeHandshake:
 		return p.handshake(env), outReply
 	case cgp.TypeQuery:
-		if p.mode == modeCrashOnQuery {
+		if p.mode == modeCrashOnQuery || (p.mode == modeCrashOnAstral && env.Query != nil && astral(env.Query.Goal)) {
 			return nil, outCrash
 		}
 		return p.query(env.Query), outReply
@@ -264,6 +285,12 @@ func (p *Provider) dispatch(env *cgp.Envelope, raw []byte) (*cgp.Envelope, outco
 		return nil, outReply
 	}
 	return errorReply(cgp.CodeBadRequest, fmt.Sprintf("this provider does not serve %q envelopes", env.Type)), outReply
+}
+
+// astral reports whether s holds a character beyond the Basic Multilingual
+// Plane (one a UTF-16 reader holds as a surrogate pair).
+func astral(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r > 0xffff })
 }
 
 // handshake answers a handshake: an ack, or incompatible_version.

@@ -40,7 +40,7 @@ func (p *Provider) query(q *cgp.ContextQuery) *cgp.Envelope {
 		return errorReply(cgp.CodeUnsupportedRepresentation, fmt.Sprintf("this provider serves only full frames, not %s", strings.Join(q.RepresentationPreferences, ", ")))
 	}
 	var kinds []string
-	if p.mode != modeIgnoreKinds {
+	if p.mode != modeIgnoreKinds && (p.mode != modeKindsSingleOnly || len(q.Kinds) < 2) {
 		for _, k := range q.Kinds {
 			if slices.Contains(p.kinds, k) {
 				kinds = append(kinds, k)
@@ -51,7 +51,7 @@ func (p *Provider) query(q *cgp.ContextQuery) *cgp.Envelope {
 		}
 	}
 	var asOf *time.Time
-	if q.AsOf != nil && p.mode != modeIgnoreAsOf {
+	if q.AsOf != nil && p.mode != modeIgnoreAsOf && (p.mode != modeAsOfWholeSeconds || !strings.Contains(*q.AsOf, ".")) {
 		t, err := time.Parse(time.RFC3339Nano, *q.AsOf)
 		if err != nil {
 			return errorReply(cgp.CodeBadRequest, fmt.Sprintf("as_of %q is not an RFC 3339 timestamp", *q.AsOf))
@@ -112,6 +112,10 @@ func (p *Provider) query(q *cgp.ContextQuery) *cgp.Envelope {
 		} else {
 			dropped++
 		}
+	}
+	if p.mode == modeMinOneFrame && len(served) == 0 && q.MaxFrames > 0 && len(matches) > 0 {
+		served = append(served, matches[0].frame)
+		dropped--
 	}
 	if p.mode == modeFloodFrames {
 		pool := slices.Clone(served)
