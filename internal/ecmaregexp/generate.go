@@ -36,6 +36,11 @@ var edgeRunes = []rune{
 	0x1F600, 0x10000, 0xFFFF,
 }
 
+// dialectRunes are the characters ECMA-262's \s, \d and . read otherwise
+// than Python's re, RE2 or Java: its white space beyond ASCII, the line
+// terminators, and digits beyond ASCII.
+var dialectRunes = []rune{0xA0, 0x1680, 0x2000, 0x2028, 0x2029, 0x202F, 0x3000, 0xFEFF, '\v', '\r', 0x85, 0x1C, 0x0660, 0xFF10}
+
 // NewGenerator parses pattern as Compile does and returns its generator.
 func NewGenerator(pattern string) (*Generator, error) {
 	root, _, err := parse(pattern)
@@ -119,13 +124,14 @@ func (g *Generator) Match(r *rand.Rand) string {
 }
 
 // Miss returns a string meant to miss the pattern at one edge: a final
-// line feed after a $, a character before a ^, a character of a class
+// line feed after a $, a character before a ^, white space, a line
+// terminator or a digit some dialect reads otherwise, a character of a class
 // replaced by one just outside it (the next code point, a digit or white
 // space of another reading, a letter of the other case), or a count one
 // below or above its bounds.
 func (g *Generator) Miss(r *rand.Rand) string {
 	var b strings.Builder
-	switch k := r.IntN(8); {
+	switch k := r.IntN(9); {
 	case k == 0 && g.end:
 		w := &gen{g: g, r: r, miss: -1}
 		w.node(&b, g.root)
@@ -136,6 +142,21 @@ func (g *Generator) Miss(r *rand.Rand) string {
 		w := &gen{g: g, r: r, miss: -1}
 		w.node(&b, g.root)
 		return b.String()
+	case k == 2:
+		// A character readers of patterns disagree about, put into a
+		// string that matches: what one dialect's \s, \d or . takes and
+		// another's does not.
+		w := &gen{g: g, r: r, miss: -1}
+		w.node(&b, g.root)
+		rs := []rune(b.String())
+		i := r.IntN(len(rs) + 1)
+		c := dialectRunes[r.IntN(len(dialectRunes))]
+		if i < len(rs) && r.IntN(2) == 0 {
+			rs[i] = c
+		} else {
+			rs = slices.Insert(rs, i, c)
+		}
+		return string(rs)
 	}
 	w := &gen{g: g, r: r, miss: r.IntN(max(1, g.sites))}
 	w.node(&b, g.root)
