@@ -24,12 +24,14 @@ func (m *fuzzMaterial) signInput(r *rand.Rand) []byte {
 	if m.load() != nil || m.gen == nil || len(leases) == 0 {
 		return []byte(`{}`)
 	}
-	declared := m.gen.Fresh(r, "agent-lease-manifest")
+	var declared canon.Value
 	if ds := m.seeds["agent-lease-manifest"]; len(ds) > 0 && r.IntN(3) > 0 {
 		declared = ds[r.IntN(len(ds))]
 		if r.IntN(2) == 0 {
 			declared = m.gen.Vary(r, "agent-lease-manifest", declared, false)
 		}
+	} else {
+		declared = m.gen.Fresh(r, "agent-lease-manifest")
 	}
 	if r.IntN(2) == 0 {
 		declared = respell(r, declared)
