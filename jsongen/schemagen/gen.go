@@ -45,6 +45,9 @@ func (s *Set) Fresh(r *rand.Rand, name string) canon.Value {
 	return g.value([]*node{d.top}, 0)
 }
 
+// maxDepth is how deep an instance goes.
+const maxDepth = 32
+
 // gen is one generation.
 type gen struct {
 	r      *rand.Rand
@@ -67,6 +70,9 @@ func (g *gen) all(ns []*node) []*node {
 // few times, while it matches more or fewer than one branch of a oneOf
 // (optional members may match a branch not chosen).
 func (g *gen) value(ns []*node, depth int) canon.Value {
+	if depth > maxDepth {
+		return canon.Value{Kind: canon.Null} // a schema that requires itself has no finite instance
+	}
 	var v canon.Value
 	for range 4 {
 		var fs []*node

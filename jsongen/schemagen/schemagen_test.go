@@ -191,3 +191,32 @@ func TestBadPattern(t *testing.T) {
 		t.Errorf("err = %v, want one naming x#/properties/a", err)
 	}
 }
+
+// TestRecursiveSchema: a schema that requires itself, through a $ref,
+// still makes instances, cut at a depth, and breaking a keyword no place
+// has changes nothing.
+func TestRecursiveSchema(t *testing.T) {
+	s, err := New(map[string][]byte{"tree": []byte(`{"type": "object", "required": ["child"], "properties": {"child": {"$ref": "#"}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	v := s.Fresh(r, "tree")
+	depth := 0
+	for x := v; x.Kind == canon.Object; depth++ {
+		x, _ = x.Lookup("child")
+	}
+	if depth != maxDepth+1 {
+		t.Errorf("an instance %d objects deep, want %d", depth, maxDepth+1)
+	}
+	for range 50 {
+		s.Vary(r, "tree", v, true)
+		s.Vary(r, "tree", v, false)
+	}
+	g := &gen{r: r}
+	for _, k := range []string{kConst, kEnum, kNot, kIf, kOneOf, kAdditional, kPattern, kRequired, kType} {
+		if _, ok := g.breakAt(site{v: str("x")}, k, 0); ok {
+			t.Errorf("kind %s broke a place without the keyword", k)
+		}
+	}
+}

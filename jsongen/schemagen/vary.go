@@ -272,10 +272,15 @@ func (g *gen) breakAt(st site, kind string, depth int) (canon.Value, bool) {
 	var f *node
 	if len(pick) > 0 {
 		f = pick[r.IntN(len(pick))]
+	} else if slices.Contains([]string{kConst, kEnum, kNot, kIf, kOneOf, kAdditional}, kind) {
+		return v, false // no facet has the keyword: not a kind of this place
 	}
 	switch kind {
 	case kType:
-		return otherType(r, typesOf(fs))
+		if ts := typesOf(fs); len(ts) > 0 {
+			return otherType(r, ts)
+		}
+		return v, false
 	case kConst:
 		return near(r, *f.cnst), true
 	case kEnum:
@@ -287,8 +292,10 @@ func (g *gen) breakAt(st site, kind string, depth int) (canon.Value, bool) {
 	case kOneOf:
 		return g.twoBranches(fs, f.oneOf, v, depth)
 	case kPattern:
-		ps := patternsOf(fs)
-		return str(ps[r.IntN(len(ps))].gen.Miss(r)), true
+		if ps := patternsOf(fs); len(ps) > 0 {
+			return str(ps[r.IntN(len(ps))].gen.Miss(r)), true
+		}
+		return v, false
 	}
 	if src, ok := strings.CutPrefix(kind, kPattern+":"); ok {
 		for _, p := range patternsOf(fs) {
@@ -312,8 +319,10 @@ func (g *gen) breakAt(st site, kind string, depth int) (canon.Value, bool) {
 		}
 		return crossBound(r, b, slices.Contains(typesOf(fs), "integer"))
 	case kRequired:
-		req := requiredOf(fs)
-		return without(v, req[r.IntN(len(req))])
+		if req := requiredOf(fs); len(req) > 0 && v.Kind == canon.Object {
+			return without(v, req[r.IntN(len(req))])
+		}
+		return v, false
 	case kClosed:
 		return g.withUnknown(fs, v, depth, true)
 	case kPropNames:
