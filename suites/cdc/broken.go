@@ -457,12 +457,13 @@ func lowerSignature(lease canon.Value) canon.Value {
 	return out
 }
 
-// widen returns the grant with the declared paths and hosts a broken
-// containment also keeps: tested backwards, the declared entry read as a
-// pattern over a parent entry (narrow-wildcard-reversed), dir/**
-// containing anything whose text starts with dir (narrow-path-prefix), or
-// *.domain any host that ends in .domain (narrow-host-suffix).
-// Declared order is kept, as the honest grant keeps it.
+// widen returns the grant with the declared paths, hosts and tools a
+// broken containment also keeps: tested backwards, the declared entry read
+// as a pattern over a parent entry (narrow-wildcard-reversed), dir/**
+// containing anything whose text starts with dir (narrow-path-prefix),
+// *.domain any host that ends in .domain (narrow-host-suffix), or a tool
+// any tool it is a prefix of (narrow-tool-prefix). Declared order is kept,
+// as the honest grant keeps it.
 func widen(granted, declared, parent canon.Value, m Mode) canon.Value {
 	dAllow, _ := declared.Lookup("allow")
 	pAllow, _ := parent.Lookup("allow")

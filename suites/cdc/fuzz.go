@@ -185,7 +185,7 @@ func fuzzSpecOf(m *fuzzMaterial) *check.FuzzSpec {
 
 // FuzzModes are the broken modes the fuzz targets show with the embedded
 // corpus: those of canonicalise, narrow, validate and roundTrip. Each is
-// found from seed 1 within FuzzModeInputs (TestFuzzFindsEveryMode).
+// found from seed 1 within a bounded count (TestFuzzFindsEveryMode).
 var FuzzModes = []string{
 	"unsorted", "ascii-escape", "codepoint-order", "html-escape", "go-float",
 	"float-repr", "float-exponent-16", "negative-zero",
