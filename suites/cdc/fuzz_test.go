@@ -161,7 +161,15 @@ func TestFuzzHelpNamesWhatTargetsNeed(t *testing.T) {
 // entries of every target written together load as one corpus whose
 // checks are the union of theirs.
 func TestFoundCorpusRoundTrip(t *testing.T) {
-	l := loadSuite(t, sharedCorpus(t))
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Run("embedded", func(t *testing.T) { foundRoundTrip(t, "") })
+	t.Run("1.2", func(t *testing.T) { foundRoundTrip(t, sharedCorpus(t)) })
+}
+
+// foundRoundTrip is TestFoundCorpusRoundTrip with the corpus in dir ("":
+// the embedded one) drawn from.
+func foundRoundTrip(t *testing.T, dir string) {
+	l := loadSuite(t, dir)
 	spec := l.Fuzz
 	if spec == nil {
 		t.Fatal("the suite loaded with a corpus has no fuzz declaration")
