@@ -8,6 +8,7 @@ package cdc
 // supplement catches.
 
 import (
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"math"
@@ -16,11 +17,13 @@ import (
 	"strconv"
 	"strings"
 	"testing/fstest"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/internal/lazy"
+	pc "github.com/refereehq/referee/protocols/cdc"
 )
 
 // dialect says how a validator of another language reads an ECMA-262
@@ -111,24 +114,38 @@ func (d *dialect) rewrite(pattern string) string {
 	return b.String()
 }
 
-// rewritePatterns returns the corpus's schemas with every pattern read in
-// dialect d, as a file system NewValidator compiles.
-func rewritePatterns(fsys fs.FS, d *dialect) (fs.FS, error) {
+// rewrite returns how the mode reads the corpus's schemas otherwise: each
+// schema object's patterns in its dialect, or its own rewriting; nil when
+// it reads them as they are.
+func (m *Mode) rewrite() func(canon.Value) canon.Value {
+	switch {
+	case m.dialect != nil:
+		d := m.dialect
+		return func(v canon.Value) canon.Value { return mapPatterns(v, d) }
+	case m.schemas != nil:
+		return func(v canon.Value) canon.Value { return mapSchemas(v, m.schemas) }
+	}
+	return nil
+}
+
+// rewriteSchemas returns the corpus's schemas with each document rewritten
+// by f, as a file system NewValidator compiles.
+func rewriteSchemas(fsys fs.FS, f func(canon.Value) canon.Value) (fs.FS, error) {
 	files, err := fs.Glob(fsys, "schemas/*.schema.json")
 	if err != nil {
 		return nil, err
 	}
 	out := fstest.MapFS{}
-	for _, f := range files {
-		raw, err := fs.ReadFile(fsys, f)
+	for _, name := range files {
+		raw, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}
 		v, err := canon.Parse(raw, canon.ReadOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("cdc: %s: %w", f, err)
+			return nil, fmt.Errorf("cdc: %s: %w", name, err)
 		}
-		out[f] = &fstest.MapFile{Data: []byte(mapPatterns(v, d).String()), Mode: 0o644}
+		out[name] = &fstest.MapFile{Data: []byte(f(v).String()), Mode: 0o644}
 	}
 	return out, nil
 }
@@ -156,6 +173,120 @@ func mapPatterns(v canon.Value, d *dialect) canon.Value {
 		v.Members = ms
 	}
 	return v
+}
+
+// The keywords whose value is a schema, a list of schemas, or an object
+// of schemas by name: where mapSchemas looks for schemas.
+var (
+	oneSchema   = []string{"additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else", "items"}
+	schemaLists = []string{"allOf", "anyOf", "oneOf", "items"}
+	schemaMaps  = []string{"properties", "patternProperties", "definitions", "dependencies"}
+)
+
+// mapSchemas returns a schema document with f applied to every schema
+// object in it, innermost first: only where a schema may be (a property
+// named if or const is not a keyword).
+func mapSchemas(v canon.Value, f func(canon.Value) canon.Value) canon.Value {
+	if v.Kind != canon.Object {
+		return v
+	}
+	ms := slices.Clone(v.Members)
+	for i, m := range ms {
+		switch {
+		case slices.Contains(schemaMaps, m.Key) && m.Value.Kind == canon.Object:
+			inner := m.Value
+			inner.Members = slices.Clone(inner.Members)
+			for j := range inner.Members {
+				inner.Members[j].Value = mapSchemas(inner.Members[j].Value, f)
+			}
+			ms[i].Value = inner
+		case slices.Contains(oneSchema, m.Key) && m.Value.Kind == canon.Object:
+			ms[i].Value = mapSchemas(m.Value, f)
+		case slices.Contains(schemaLists, m.Key) && m.Value.Kind == canon.Array:
+			list := m.Value
+			list.Elems = slices.Clone(list.Elems)
+			for j := range list.Elems {
+				list.Elems[j] = mapSchemas(list.Elems[j], f)
+			}
+			ms[i].Value = list
+		}
+	}
+	v.Members = ms
+	return f(v)
+}
+
+// draft4 drops the keywords draft-06 and draft-07 added from a schema
+// object, as a draft-04 validator ignores them.
+func draft4(v canon.Value) canon.Value {
+	v.Members = slices.DeleteFunc(v.Members, func(m canon.Member) bool {
+		return slices.Contains([]string{"const", "contains", "propertyNames", "if", "then", "else"}, m.Key)
+	})
+	return v
+}
+
+// inclusiveBounds makes a schema object's exclusiveMinimum its minimum and
+// its exclusiveMaximum its maximum: the bound itself then passes.
+func inclusiveBounds(v canon.Value) canon.Value {
+	for _, pair := range [][2]string{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
+		i := slices.IndexFunc(v.Members, func(m canon.Member) bool { return m.Key == pair[0] && m.Value.Kind == canon.Number })
+		if i < 0 {
+			continue
+		}
+		bound := v.Members[i].Value
+		v.Members = slices.Delete(slices.Clone(v.Members), i, i+1)
+		if j := slices.IndexFunc(v.Members, func(m canon.Member) bool { return m.Key == pair[1] }); j >= 0 {
+			v.Members[j].Value = bound // the exclusive bound is the tighter one in the corpora's schemas
+		} else {
+			v.Members = append(v.Members, canon.Member{Key: pair[1], Value: bound})
+		}
+	}
+	return v
+}
+
+// fullMatch anchors a schema object's pattern at both ends, as a
+// validator that requires the whole string to match reads it.
+func fullMatch(v canon.Value) canon.Value {
+	ms := slices.Clone(v.Members)
+	for i, m := range ms {
+		if m.Key == "pattern" && m.Value.Kind == canon.String {
+			ms[i].Value.Str = "^(?:" + m.Value.Str + ")$"
+		}
+	}
+	v.Members = ms
+	return v
+}
+
+// verifyLenientHex is verify as a verifier that decodes the signature's
+// hex with Node's Buffer.from(sig, 'hex') does: pairs of hex digits of
+// either case, up to the first pair that is not, compared with the MAC's
+// 32 bytes.
+func verifyLenientHex(lease canon.Value, key []byte) bool {
+	sig, ok := lease.Lookup("signature")
+	if !ok || sig.Kind != canon.String {
+		return false
+	}
+	want, err := pc.Sign(lease, key)
+	if err != nil {
+		return false
+	}
+	var got []byte
+	for i := 0; i+1 < len(sig.Str); i += 2 {
+		b, err := hex.DecodeString(sig.Str[i : i+2])
+		if err != nil {
+			break
+		}
+		got = append(got, b[0])
+	}
+	return hex.EncodeToString(got) == want
+}
+
+// sameInstant reports whether a lease's expires_at is its issued_at.
+func sameInstant(lease canon.Value) bool {
+	issued, _ := lease.Lookup("issued_at")
+	expires, _ := lease.Lookup("expires_at")
+	i, err1 := time.Parse(time.RFC3339Nano, issued.Str)
+	e, err2 := time.Parse(time.RFC3339Nano, expires.Str)
+	return err1 == nil && err2 == nil && i.Equal(e)
 }
 
 // mapValue returns a copy of v with f applied to every string and number
@@ -326,12 +457,13 @@ func lowerSignature(lease canon.Value) canon.Value {
 	return out
 }
 
-// widen returns the grant with the declared paths and hosts a broken
-// containment also keeps: tested backwards, the declared entry read as a
-// pattern over a parent entry (narrow-wildcard-reversed), dir/**
-// containing anything whose text starts with dir (narrow-path-prefix), or
-// *.domain any host that ends in .domain (narrow-host-suffix).
-// Declared order is kept, as the honest grant keeps it.
+// widen returns the grant with the declared paths, hosts and tools a
+// broken containment also keeps: tested backwards, the declared entry read
+// as a pattern over a parent entry (narrow-wildcard-reversed), dir/**
+// containing anything whose text starts with dir (narrow-path-prefix),
+// *.domain any host that ends in .domain (narrow-host-suffix), or a tool
+// any tool it is a prefix of (narrow-tool-prefix). Declared order is kept,
+// as the honest grant keeps it.
 func widen(granted, declared, parent canon.Value, m Mode) canon.Value {
 	dAllow, _ := declared.Lookup("allow")
 	pAllow, _ := parent.Lookup("allow")
@@ -344,6 +476,10 @@ func widen(granted, declared, parent canon.Value, m Mode) canon.Value {
 		allow := gm.Value
 		allow.Members = append([]canon.Member{}, allow.Members...)
 		for j, am := range allow.Members {
+			if am.Key == "tools" && m.narrowToolPref {
+				allow.Members[j].Value = prefixTools(stringElems(am.Value), stringElems(lookup(dAllow, "tools")), stringElems(lookup(pAllow, "tools")))
+				continue
+			}
 			isHost := am.Key == "hosts"
 			if !isHost && am.Key != "read_paths" && am.Key != "write_paths" {
 				continue
@@ -370,6 +506,19 @@ func widen(granted, declared, parent canon.Value, m Mode) canon.Value {
 }
 
 func lookup(o canon.Value, key string) canon.Value { v, _ := o.Lookup(key); return v }
+
+// prefixTools returns the declared tools granted, and those a parent tool
+// is a prefix of (narrow-tool-prefix), in declared order, as the honest
+// grant keeps them.
+func prefixTools(granted, declared, parent []string) canon.Value {
+	out := canon.Value{Kind: canon.Array}
+	for _, t := range declared {
+		if slices.Contains(granted, t) || slices.ContainsFunc(parent, func(p string) bool { return strings.HasPrefix(t, p) }) {
+			out.Elems = append(out.Elems, canon.Value{Kind: canon.String, Str: t})
+		}
+	}
+	return out
+}
 
 // stringElems returns the string elements of an array.
 func stringElems(a canon.Value) []string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -41,6 +42,13 @@ type Corpus struct {
 	Narrowing              []NarrowVector
 	Signatures             []SignatureVector
 	Key                    string // the test key line, 64 hex
+	keyFile                string // the file it is in
+
+	// Found says referee fuzz wrote the corpus (its manifest carries a fuzz
+	// run's provenance): it holds found vectors and the schemas they need,
+	// not a whole contract, so the completeness rules and the supplement
+	// do not apply to it.
+	Found bool
 
 	spec string // the SPEC's text, white space collapsed; "" when the corpus has none
 
@@ -184,13 +192,61 @@ type SignatureVector struct {
 	Why      string
 	Lease    canon.Value
 	Declared canon.Value
+	// Tampered are referee's extension (the vector's "tampered" member,
+	// which upstream's runner ignores): the lease changed after signing,
+	// each with whether it still verifies.
+	Tampered []Tampering
+}
+
+// Tampering is one change of a signed lease after signing, at a JSON
+// Pointer: exactly one of set (a value), append (to a string), upper
+// (upper-case a string) and remove (drop the member); and whether the
+// lease still verifies: only a change of spelling that keeps the canonical
+// bytes (a number written 1e3 for 1000, members in another order) does.
+type Tampering struct {
+	Why      string          `json:"why"`
+	At       string          `json:"at"`
+	Set      json.RawMessage `json:"set,omitempty"`
+	Append   *string         `json:"append,omitempty"`
+	Upper    bool            `json:"upper,omitempty"`
+	Remove   bool            `json:"remove,omitempty"`
+	Verifies bool            `json:"verifies"`
+}
+
+// apply returns lease with the change made; ok is false when it does not
+// apply (no such member, or not a string to append to or upper-case).
+func (t Tampering) apply(lease canon.Value) (canon.Value, bool) {
+	n := 0
+	for _, set := range []bool{len(t.Set) > 0, t.Append != nil, t.Upper, t.Remove} {
+		if set {
+			n++
+		}
+	}
+	toks, err := pointerTokens(t.At)
+	if n != 1 || err != nil || len(toks) == 0 {
+		return lease, false
+	}
+	if t.Remove {
+		if _, ok := getAt(lease, toks); !ok {
+			return lease, false
+		}
+		return setAt(lease, toks[:len(toks)-1], func(parent canon.Value, present bool) (canon.Value, bool) {
+			if !present || parent.Kind != canon.Object {
+				return parent, false
+			}
+			out := parent
+			out.Members = slices.DeleteFunc(slices.Clone(parent.Members), func(m canon.Member) bool { return m.Key == toks[len(toks)-1] })
+			return out, true
+		})
+	}
+	return applyEdit(lease, Edit{At: t.At, Set: t.Set, Append: t.Append, Upper: t.Upper})
 }
 
 var keyPattern = lazyregexp.New(`^[0-9a-f]{64}$`)
 
 // ReadCorpus reads a contract corpus from c; dir is its directory on disk.
 func ReadCorpus(c *corpus.Corpus, dir string) (*Corpus, error) {
-	cp := &Corpus{Name: c.Name, Dir: dir, FS: c.FS}
+	cp := &Corpus{Name: c.Name, Dir: dir, FS: c.FS, Found: isFound(c)}
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("corpus %s: "+format, append([]any{c.Name}, args...)...)
 	}
@@ -239,11 +295,13 @@ func ReadCorpus(c *corpus.Corpus, dir string) (*Corpus, error) {
 			cp.ByRule = fixtures
 		}
 	}
-	if len(cp.Valid) == 0 || len(cp.Invalid) == 0 {
+	if !cp.Found && (len(cp.Valid) == 0 || len(cp.Invalid) == 0) {
 		return nil, fail("no fixtures under fixtures/valid or fixtures/invalid")
 	}
-	if err = cp.complete(); err != nil {
-		return nil, fail("%v", err)
+	if !cp.Found {
+		if err = cp.complete(); err != nil {
+			return nil, fail("%v", err)
+		}
 	}
 	if err := cp.readVectors(c); err != nil {
 		return nil, err
@@ -254,6 +312,20 @@ func ReadCorpus(c *corpus.Corpus, dir string) (*Corpus, error) {
 		}
 	}
 	return cp, nil
+}
+
+// isFound reports whether referee fuzz wrote c: its manifest carries a
+// fuzz run's provenance.
+func isFound(c *corpus.Corpus) bool {
+	if c.Manifest == nil {
+		return false
+	}
+	for _, m := range c.Manifest.Meta {
+		if f, ok := m.Value.Lookup("format"); m.Key == corpus.FuzzProvenanceKey && ok && f.Str == corpus.FuzzProvenanceFormat {
+			return true
+		}
+	}
+	return false
 }
 
 // hasPrefix reports whether the corpus holds a file under prefix.
@@ -459,10 +531,11 @@ func (cp *Corpus) readSignatures(c *corpus.Corpus) error {
 		Key       string          `json:"key"`
 		Algorithm string          `json:"algorithm"`
 		Vectors   []struct {
-			Name     string `json:"name"`
-			Lease    string `json:"lease"`
-			Declared string `json:"declared"`
-			Why      string `json:"why"`
+			Name     string      `json:"name"`
+			Lease    string      `json:"lease"`
+			Declared string      `json:"declared"`
+			Why      string      `json:"why"`
+			Tampered []Tampering `json:"tampered"`
 		} `json:"vectors"`
 	}
 	if err := decode(c, "conformance/signature-vectors.json", &doc); err != nil {
@@ -482,6 +555,7 @@ func (cp *Corpus) readSignatures(c *corpus.Corpus) error {
 			break
 		}
 	}
+	cp.keyFile = keyFile
 	if cp.Key == "" {
 		//lint:ignore ST1005 upstream's runner.mjs message, word for word (docs/suites/cdc.md)
 		return fmt.Errorf("corpus %s: signatures: %s carries no 64-hex-character key line.", c.Name, keyFile)
@@ -517,7 +591,12 @@ func (cp *Corpus) readSignatures(c *corpus.Corpus) error {
 		if err != nil {
 			return err
 		}
-		cp.Signatures = append(cp.Signatures, SignatureVector{Name: v.Name, Why: v.Why, Lease: lease, Declared: declared})
+		for i, t := range v.Tampered {
+			if _, ok := t.apply(lease); !ok {
+				return fmt.Errorf("corpus %s: conformance/signature-vectors.json: vector %s: tampered %d: give one of set, append, upper and remove at a JSON Pointer the lease has (%q)", c.Name, v.Name, i+1, t.At)
+			}
+		}
+		cp.Signatures = append(cp.Signatures, SignatureVector{Name: v.Name, Why: v.Why, Lease: lease, Declared: declared, Tampered: v.Tampered})
 	}
 	return nil
 }

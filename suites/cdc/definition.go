@@ -111,18 +111,26 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 		return nil, err
 	}
 	checks := cp.Checks()
-	if !o.Flags.Bool(FlagNoSupplement) && len(cp.Shapes) > 0 { // a corpus without schemas takes no supplement case (Applicable)
+	// A corpus without schemas takes no supplement case (Applicable), nor
+	// does one referee fuzz wrote: its checks are those of its vectors.
+	if !o.Flags.Bool(FlagNoSupplement) && len(cp.Shapes) > 0 && !cp.Found {
 		sup, err := EmbeddedSupplement()
 		if err != nil {
 			return nil, err
 		}
 		checks = append(checks, cp.SupplementChecks(sup)...)
 	}
-	return &check.Loaded{
+	l := &check.Loaded{
 		Suite:     &check.Suite{Name: Name, Version: Version, Corpus: c.Name, CorpusDigest: c.Digest, Checks: checks},
 		Reference: check.ReferenceOf(func(mode string) (*Handler, error) { return Reference(cp, mode) }),
 		Native:    func(run *check.Execution, _ check.Spec) any { return cp.Native(run) },
 		Hello:     map[string]string{"corpus": abs},
 		Env:       []string{"CDC_CORPUS=" + abs},
-	}, nil
+	}
+	if o.FS == nil {
+		// The fuzz targets draw on this corpus: its schemas, fixtures, test
+		// key and vectors (read when the first input is made).
+		l.Fuzz = fuzzSpecOf(newFuzzMaterial(cp))
+	}
+	return l, nil
 }

@@ -238,7 +238,17 @@ func signatureChecks(cl *clauses, key string, v SignatureVector) []check.Check {
 			},
 		}
 	}
-	return []check.Check{
+	var tampered []check.Check
+	for i, t := range v.Tampered {
+		changed, _ := t.apply(v.Lease)
+		c := verify(fmt.Sprintf("tampered/%d", i+1), "a lease of "+v.Name+" "+t.Why+" "+map[bool]string{true: "still verifies", false: "does not verify"}[t.Verifies],
+			changed, t.Verifies, fmt.Sprintf("%s: a lease %s %s.", w, t.Why, map[bool]string{true: "no longer verifies, though its canonical bytes are the same", false: "still verifies"}[t.Verifies]))
+		if t.Verifies {
+			c.Clause = clauseSignedBytes
+		}
+		tampered = append(tampered, c)
+	}
+	return append([]check.Check{
 		{
 			ID: id + "/lease", Doc: "the signed lease of " + v.Name + " validates as agent-lease", Needs: []string{OpValidate},
 			Level: check.Must, Clause: cl.wellFormed,
@@ -279,8 +289,12 @@ func signatureChecks(cl *clauses, key string, v SignatureVector) []check.Check {
 		verify("verify", "the signature of "+v.Name+" verifies under the test key", v.Lease, true, w+": the fixture's signature does not verify under the test key."),
 		verify("flipped-signature", "a lease of "+v.Name+" with one signature byte changed does not verify", flipSignature(v.Lease), false, w+": a lease with one signature byte changed still verifies."),
 		verify("edited-purpose", "a lease of "+v.Name+" whose purpose was edited after issue does not verify", editPurpose(v.Lease), false, w+": a lease whose granted manifest was edited after issue still verifies. The signature must cover every field but itself."),
-	}
+	}, tampered...)
 }
+
+// clauseSignedBytes is the clause of a tampered lease that still verifies:
+// only its spelling changed, and the signature is over canonical bytes.
+const clauseSignedBytes = `SPEC 1.2 §7: "signature MUST be computed over the canonical bytes of every field of the object except signature itself": a lease whose text changes but whose canonical bytes do not (a number spelled otherwise, members in another order) carries the same signature`
 
 func byRuleValidCheck(cl *clauses, f Fixture) check.Check {
 	return check.Check{

@@ -54,6 +54,12 @@ type Mode struct {
 	narrowPrefix   bool      // dir/** contains anything whose text starts with dir
 	hostSuffix     bool      // *.domain contains every host ending in .domain, at any depth
 	floats         floatForm // how numbers with a fraction or exponent are written
+
+	// The bugs the fuzz targets find (see fuzz.go).
+	schemas        func(canon.Value) canon.Value // each schema object read otherwise (draft4, exclusive-inclusive, pattern-full-match)
+	verifyLenient  bool                          // verify decodes the signature's hex up to the first pair that is not hex
+	l1SameInstant  bool                          // L1 flags only an expiry before the issue
+	narrowToolPref bool                          // a declared tool kept when a parent tool is a prefix of it
 }
 
 // Modes lists the built-in adapter's broken modes.
@@ -95,6 +101,12 @@ var Modes = []Mode{
 	{Name: "float-repr", Doc: "canonical numbers written with a fraction or exponent come out as Python's repr writes floats (1.0, 1e+16, 1e-05), the exponent's leading zeros dropped", floats: floatRepr},
 	{Name: "float-exponent-16", Doc: "canonical numbers switch to exponent form from 1e16 and below 1e-4, as Python's repr does, integral values below 1e16 written as integers", floats: floatExponent16},
 	{Name: "negative-zero", Doc: "canonical numbers keep the sign of zero: -0, as Go's strconv writes it, where ECMAScript writes 0", floats: floatNegativeZero},
+	{Name: "draft4", Doc: "validate ignores the keywords draft-06 and draft-07 added (const, contains, propertyNames, if, then, else), as a draft-04 validator does", schemas: draft4},
+	{Name: "exclusive-inclusive", Doc: "validate reads exclusiveMinimum and exclusiveMaximum as inclusive bounds, so the bound itself passes (a hook timeout of 0)", schemas: inclusiveBounds},
+	{Name: "pattern-full-match", Doc: "validate requires a pattern to match the whole string, as Java's String.matches and Python's re.fullmatch do, where JSON Schema's may match anywhere in it: a path a/../b escapes no longer", schemas: fullMatch},
+	{Name: "verify-lenient-hex", Doc: "verify decodes the signature's hex as Node's Buffer.from(sig, 'hex') does, up to the first pair that is not hex digits (of either case), so a signature with something appended, or upper-cased, still verifies", verifyLenient: true},
+	{Name: "l1-same-instant", Doc: "L1 flags only an expiry before the issue: a lease that expires at the instant it was issued passes, the boundary off by one", l1SameInstant: true},
+	{Name: "narrow-tool-prefix", Doc: "narrow keeps a declared tool when a parent tool is a prefix of it (github/create_issue_comment under github/create_issue), as a startsWith test does", narrowToolPref: true},
 }
 
 // Handler is the built-in adapter: protocols/cdc over a corpus's schemas,
@@ -121,9 +133,9 @@ func Reference(cp *Corpus, mode string) (*Handler, error) {
 		return h, nil // vectors only: nothing to validate against
 	}
 	var err error
-	if h.mode.dialect != nil {
+	if rw := h.mode.rewrite(); rw != nil {
 		var fsys fs.FS
-		if fsys, err = rewritePatterns(cp.FS, h.mode.dialect); err != nil {
+		if fsys, err = rewriteSchemas(cp.FS, rw); err != nil {
 			return nil, err
 		}
 		h.v, err = pc.NewValidator(fsys)
@@ -272,6 +284,9 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 			lease = trimPurpose(lease)
 		}
 		ok := pc.Verify(lease, key)
+		if m.verifyLenient {
+			ok = verifyLenientHex(lease, key)
+		}
 		if m.verifyAlways {
 			sig, _ := lease.Lookup("signature")
 			ok = len(sig.Str) == 64
@@ -298,6 +313,9 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 		}
 		if m.l1Inverted {
 			found = invertL1(lease, found)
+		}
+		if m.l1SameInstant && sameInstant(lease) {
+			found = slices.DeleteFunc(found, func(f pc.Finding) bool { return f.Rule == "L1" })
 		}
 		if _, ok := lease.Lookup("expires_at"); m.l1NoExpiry && !ok {
 			found = append(found, pc.Finding{Rule: "L1", Path: "/expires_at"})
@@ -335,7 +353,7 @@ func (h *Handler) narrow(declared, parent canon.Value) (canon.Value, []string) {
 	if len(refusals) > 0 {
 		return granted, refusals
 	}
-	if m.narrowReversed || m.narrowPrefix || m.hostSuffix {
+	if m.narrowReversed || m.narrowPrefix || m.hostSuffix || m.narrowToolPref {
 		return widen(granted, declared, parent, m), nil
 	}
 	if !(m.narrowNoClamp || m.narrowNoUnion) {

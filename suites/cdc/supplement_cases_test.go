@@ -40,6 +40,7 @@ const (
 	// The §5.1 host sentence and §4.4's wildcard label (schema set 1.2).
 	specHostsContain = "For hosts, `*` contains everything and `*.example.com` contains `api.example.com`, per §4.4."
 	specHostLabel    = "optionally a single leading `*.` label"
+	specExactName    = "tools and commands intersect by exact name"
 )
 
 // The schema patterns the cases rest on, as the schemas spell them.
@@ -302,6 +303,14 @@ func supplementCases() []SupplementCase {
 		Requirements{Schemas: []SchemaRule{rule("audit-event", "/properties/summary/maxLength", 300)}},
 		set("/summary", strings.Repeat(astral120, 300))))
 
+	// An exclusive bound reached (exclusive-inclusive, which referee fuzz
+	// finds).
+	add(refusedIn("/hooks/PreToolUse/0/hooks/0", "bounds/hook-timeout-zero", "a hook timeout of 0 is refused: its minimum is exclusive",
+		`plugin-manifest schema: a hook handler's timeout has "exclusiveMinimum": 0; JSON Schema draft-07 Validation §6.2.5: with exclusiveMinimum, "the instance is valid only if it has a value strictly greater than (not equal to)" it. The timeout sits in a branch of the handler's anyOf, so the rejection is the anyOf's, at the handler. `+spec91,
+		"plugin-manifest.inline-components.json",
+		Requirements{Schemas: []SchemaRule{rule("plugin-manifest", "/definitions/hookHandler/anyOf/0/properties/timeout/exclusiveMinimum", 0)}},
+		set("/hooks/PreToolUse/0/hooks/0/timeout", 0)))
+
 	// An integer written with a fraction or an exponent.
 	add(accepted("integers/budget-written-with-fraction", "budget integers written 200.0 and 4E5 are accepted", check.Should,
 		`JSON Schema draft-07 Validation §6.1.1: "integer" "matches any number with a zero fractional part", so 200.0 and 4E5 are integers and the schema accepts them. A should, not a must: RFC 8259 §6 lets an implementation "set limits on the range and precision of numbers accepted", the contract's writers never spell an integer so (JSON.stringify writes 200), and a typed reader that refuses it fails closed`, decl,
@@ -350,6 +359,15 @@ func supplementCases() []SupplementCase {
 		containment+` §5.1: "For hosts, * contains everything and *.example.com contains api.example.com, per §4.4"; §4.4 allows "optionally a single leading *. label": the wildcard stands for one label, so *.example.com contains api.example.com but not a.b.example.com, which is "anything else" and not contained.`,
 		[]string{specContain, specNoMore, specHostsContain, specHostLabel},
 		`{"name":"fuzz-f2093dbdd941","why":"found by referee fuzz","parent":{"schema_version":"1.0","agent":{"name":"parent","kind":"external","runtime_agent":"claude-code"},"intent":{"purpose":"Implement task 2.1 within its file scope."},"allow":{"tools":["cdf_read_steering"],"read_paths":["src/**"],"write_paths":["lib/*.ts","src"],"hosts":["*.example.com","127.0.0.1"],"commands":["node","python3","claude"]},"deny":{"commands":[],"paths":["~/.ssh/**"],"hosts":[]},"budget":{"depth":5},"approvals":[]},"declared":{"schema_version":"1.0","agent":{"name":"worker","kind":"external","runtime_agent":"gemini-code-assist"},"intent":{"purpose":"Implement task 2.1 within its file scope."},"allow":{"tools":["cdf_read_steering"],"read_paths":[],"write_paths":[],"hosts":["a.b.example.com","127.0.0.1"],"commands":[]},"deny":{"commands":[],"paths":[],"hosts":[]},"budget":{},"approvals":[]},"granted":{"schema_version":"1.0","agent":{"name":"worker","kind":"external","runtime_agent":"gemini-code-assist"},"intent":{"purpose":"Implement task 2.1 within its file scope."},"allow":{"tools":["cdf_read_steering"],"read_paths":[],"write_paths":[],"hosts":["127.0.0.1"],"commands":[]},"deny":{"commands":[],"paths":["~/.ssh/**"],"hosts":[]},"budget":{"depth":4},"approvals":[]}}`))
+	// A tool a granted one is a prefix of (narrow-tool-prefix, which
+	// referee fuzz finds with its open list of tool names).
+	toolPrefix := narrowing("tool-name-prefix", "a declared cdf_write_artefact_v2 under a parent granted cdf_write_artefact is dropped: tools intersect by exact name",
+		containment+` SPEC 1.2 §5: allow.tools is the "Intersection with the parent's, by exact name"; "tools and commands intersect by exact name": a tool whose name begins with a granted tool's is another tool.`,
+		parentAllow([]string{"**"}, []string{"src/**"}, nil),
+		[5][]string{{"cdf_write_artefact_v2", "cdf_read_steering"}, {"src/**"}, {"src/**"}, nil, nil},
+		[5][]string{{"cdf_read_steering"}, {"src/**"}, {"src/**"}, nil, nil})
+	toolPrefix.Requires.Spec = append(toolPrefix.Requires.Spec, specExactName)
+	add(toolPrefix)
 	add(narrowing("path-glob-wider-than-parent-glob", "declared src/** and src/* under a parent granted src/*.ts are dropped",
 		containment+` "any other glob" contains "only the identical glob" (§5.1): src/*.ts contains neither src/** nor src/*.`,
 		parentAllow([]string{"**"}, []string{"src/*.ts"}, nil),
