@@ -81,9 +81,14 @@ func TestEmptyCorpus(t *testing.T) {
 			}
 
 			// A replay is refused, before the suite reads it.
-			_, err = run.Prepare(def, check.Spec{}, run.Options{Corpus: out, Tool: tool})
+			// (A live suite replays its sessions with --sessions DIR.)
+			ro, says := run.Options{Corpus: out, Tool: tool}, "corpus "+out+" holds no vector: referee fuzz wrote it and found nothing"
+			if def.Live {
+				ro, says = run.Options{Flags: check.FlagValues{"sessions": out}, Tool: tool}, "corpus "+out+" holds no session: referee fuzz wrote it and found nothing"
+			}
+			_, err = run.Prepare(def, check.Spec{}, ro)
 			var ue *check.UsageError
-			if !errors.As(err, &ue) || !strings.Contains(err.Error(), "corpus "+out+" holds no vector: referee fuzz wrote it and found nothing") {
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), says) {
 				t.Errorf("replaying the empty corpus: %v; want a usage error saying it holds no vector", err)
 			}
 

@@ -114,7 +114,7 @@ func liveCampaign(ctx context.Context, def *check.Definition, impls []Impl, o Op
 	for _, f := range e.sum.Findings {
 		f.Seen = e.perKey[f.key]
 	}
-	if o.Out != "" && len(e.sum.Findings) > 0 {
+	if o.Out != "" {
 		if e.sum.Written, err = e.write(o.Out); err != nil {
 			return e.sum, err
 		}

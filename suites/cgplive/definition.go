@@ -92,6 +92,9 @@ func load(o check.LoadOptions) (*check.Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.FS == nil && c.Manifest != nil && c.Manifest.FuzzFoundNothing() {
+		return nil, check.Usagef("corpus %s holds no session: referee fuzz wrote it and found nothing, so it has no check to replay", o.Corpus)
+	}
 	if l.Suite, err = sessionSuite(c); err != nil {
 		return nil, err
 	}
