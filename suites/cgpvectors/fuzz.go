@@ -78,7 +78,9 @@ var fuzzSpec = check.FuzzSpec{
 			Input:    check.FuzzValue,
 			Weight:   2,
 			Generate: func(r *rand.Rand) []byte { return genVerifyRecord(r).Encode() },
-			Vector:   func(name string, input []byte) (any, bool) { return verifyVector(OpVerifyRecordAttestation, name, input) },
+			Vector: func(name string, input []byte) (any, bool) {
+				return verifyVector(OpVerifyRecordAttestation, name, input)
+			},
 		},
 		{
 			Name:     "envelope",
