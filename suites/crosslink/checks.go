@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
+	xl "github.com/refereehq/referee/protocols/crosslink"
 )
 
 // The clauses the checks rest on: upstream's conformance page (the seed),
@@ -218,6 +220,12 @@ func invalidCheck(n Invalid) check.Check {
 	if doc == "" {
 		doc = "decodeMessage rejects the " + n.Name + " payload"
 	}
+	// What the reference refuses the payload for names an acceptance's
+	// class, which keeps distinct bugs apart in a fuzz finding's key.
+	accepted := "decodeMessage accepted a payload it must reject with " + n.Error
+	if why := refusal(n.Payload); why != "" {
+		accepted += " [" + why + "]"
+	}
 	return check.Check{
 		ID:      "crosslink/invalid/" + n.Name,
 		Doc:     doc + ": " + n.Error,
@@ -231,7 +239,7 @@ func invalidCheck(n Invalid) check.Check {
 				return check.Broke(err)
 			}
 			if r.Err == nil {
-				o := check.Failed("decodeMessage accepted a payload it must reject with "+n.Error, n.Error, "accepted")
+				o := check.Failed(accepted, n.Error, "accepted")
 				o.Notes = []string{"it returned: " + check.Clip(r.OK.String())}
 				return o
 			}
@@ -241,6 +249,17 @@ func invalidCheck(n Invalid) check.Check {
 			return check.Passed()
 		},
 	}
+}
+
+// refusal is the reference's label for why it refuses a payload as
+// invalid_message ("err-code", "hello-app", "too-deep"); "" for any other
+// outcome.
+func refusal(payload []byte) string {
+	var xe *xl.Error
+	if _, err := xl.DecodeMessage(payload); errors.As(err, &xe) && xe.Code == xl.CodeInvalidMessage {
+		return xe.Reason
+	}
+	return ""
 }
 
 func decodeCaseCheck(d DecodeCase) check.Check {
