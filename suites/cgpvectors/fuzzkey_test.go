@@ -100,7 +100,10 @@ func TestFailureKeysKeepBugsApart(t *testing.T) {
 			}
 			keys, seen := map[string]string{}, 0
 			for _, f := range s.Findings {
-				class := f.Reason[strings.Index(f.Reason, "["):]
+				class := "(none)"
+				if i := strings.Index(f.Reason, " ["); i >= 0 {
+					class = f.Reason[i+1:]
+				}
 				keys[failureKey(f)] = class
 				seen += f.Seen
 				t.Logf("%s (%d inputs): %s", f.Reason, f.Seen, f.Input)
