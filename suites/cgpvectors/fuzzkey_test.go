@@ -293,3 +293,21 @@ func TestFailureClasses(t *testing.T) {
 		t.Errorf("mixedFacet of a mixed-order key = %q", got)
 	}
 }
+
+// TestForgeShortcut: the verify target searches forgeries under weak keys
+// of small order only; under every weak key it draws, that finds exactly
+// what the full search finds.
+func TestForgeShortcut(t *testing.T) {
+	t.Parallel()
+	keys := append(append([]string{offCurveKey, nonCanonicalLarge}, torsionPoints...), xZeroSign[:]...)
+	for j := range 19 {
+		keys = append(keys, hex.EncodeToString(nonCanonicalY(j, false)), hex.EncodeToString(nonCanonicalY(j, true)))
+	}
+	for _, k := range keys {
+		full, fok := forge(k, torsionPoints)
+		quick, qok := cachedForge(k)
+		if fok != qok || full != quick {
+			t.Errorf("%s: forge finds %t (%s), the verify target %t (%s)", k, fok, full.signature, qok, quick.signature)
+		}
+	}
+}

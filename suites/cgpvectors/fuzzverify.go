@@ -42,6 +42,8 @@ var torsionPoints = []string{
 // to 512 verifications to find.
 var forgeries sync.Map // key hex -> forgery (zero when none)
 
+// cachedForge is forge of a key given in hex, over the eight small-order
+// Rs, remembered; ok is false when the key is not 32 bytes or has none.
 func cachedForge(key string) (forgery, bool) {
 	if b, err := hex.DecodeString(key); err != nil || len(b) != ed25519.PublicKeySize {
 		return forgery{}, false
@@ -49,7 +51,15 @@ func cachedForge(key string) (forgery, bool) {
 	if f, ok := forgeries.Load(key); ok {
 		return f.(forgery), f.(forgery).signature != ""
 	}
-	f, _ := forge(key, torsionPoints)
+	var f forgery
+	b, _ := hex.DecodeString(key)
+	b[31] &= 0x7f // the sign of x does not change the point's order
+	if edSmallOrder(b) {
+		// Only under a key crypto/ed25519 reads as a point of small order
+		// (y reduced; x = 0 whatever the sign bit) does a forgery exist:
+		// the search is spared the others.
+		f, _ = forge(key, torsionPoints)
+	}
 	forgeries.Store(key, f)
 	return f, f.signature != ""
 }
@@ -75,6 +85,7 @@ type attParts struct {
 	members [][2]string
 }
 
+// set sets member k to v, adding it when absent.
 func (a *attParts) set(k, v string) {
 	for i := range a.members {
 		if a.members[i][0] == k {
@@ -85,15 +96,7 @@ func (a *attParts) set(k, v string) {
 	a.members = append(a.members, [2]string{k, v})
 }
 
-func (a *attParts) get(k string) string {
-	for _, m := range a.members {
-		if m[0] == k {
-			return m[1]
-		}
-	}
-	return ""
-}
-
+// node is the attestation as JSON, at times without one of its members.
 func (a *attParts) node(r *rand.Rand) *jsongen.Node {
 	o := &jsongen.Node{Kind: canon.Object}
 	for _, m := range a.members {
