@@ -84,12 +84,12 @@ func respell(r *rand.Rand, n *jsongen.Node, depth int) {
 		}
 		if r.IntN(6) == 0 {
 			at := r.IntN(len(n.Keys) + 1)
-			name := jsongen.Lexeme(pick(r, []string{"x-unknown", "acme:extra", "future_field", "Type", "ID"}))
+			name := jsongen.Lexeme(pick(r, []string{"x-unknown", "acme:extra", "future_field", "referee:extra"}))
 			val := pick(r, []*jsongen.Node{jsongen.Num("1.5"), {Kind: canon.Null, Raw: "null"}, jsongen.Arr(jsongen.Num("1")), jsongen.Str("x")})
 			n.Keys = append(n.Keys[:at], append([]string{name}, n.Keys[at:]...)...)
 			n.Vals = append(n.Vals[:at], append([]*jsongen.Node{val}, n.Vals[at:]...)...)
 		}
-		if depth > 0 && len(n.Keys) > 0 && r.IntN(8) == 0 {
+		if depth > 0 && len(n.Keys) > 0 && r.IntN(20) == 0 {
 			// An optional member null (a required one makes the line unreadable, not judged).
 			n.Vals[r.IntN(len(n.Vals))] = &jsongen.Node{Kind: canon.Null, Raw: "null"}
 		}
