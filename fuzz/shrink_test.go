@@ -126,6 +126,12 @@ func TestSignatures(t *testing.T) {
 		{"canonical text differs at byte 12", "canonical text differs at byte N"},
 		{"rejected a valid input: parse_error: at 7", "rejected a valid input"},
 		{"decodeMessage rejected with invalid_message, want parse_error", "decodeMessage rejected with invalid_message, want parse_error"},
+		// A bracketed class is kept whole, digits and ": " too; what follows
+		// it is cut as ever.
+		{"checkFrame names other rules [misses F4 (date); adds B3]: the adapter said 12", "checkFrame names other rules [misses F4 (date); adds B3]"},
+		{"the verdict differs [MalformedKey as BadSignature: key y ≥ p] at byte 3: x", "the verdict differs [MalformedKey as BadSignature: key y ≥ p] at byte N"},
+		{"violations[3] is not an object: x", "violations[N] is not an object"},
+		{"an open class [F4 at byte 9", "an open class [FN at byte N"},
 	} {
 		if got := reasonClass(tc.in); got != tc.want {
 			t.Errorf("reasonClass(%q) = %q, want %q", tc.in, got, tc.want)

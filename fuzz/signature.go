@@ -18,15 +18,27 @@ func kindOf(id, name string) string { return strings.ReplaceAll(id, name, "*") }
 
 // reasonClass is a failure reason without what varies from input to
 // input: the part before the first ": " (what the adapter said comes
-// after it), with every run of digits as N.
+// after it), with every run of digits as N. A class the check names in
+// brackets after a space, " [...]", is kept as written, digits and ": "
+// too: the suite's word for which kind of mistake it saw ("[misses F4
+// (date)]", "[MalformedKey as BadSignature: key non-canonical]"), so that
+// distinct bugs failing the same check keep distinct keys.
 func reasonClass(reason string) string {
-	if i := strings.Index(reason, ": "); i >= 0 {
-		reason = reason[:i]
-	}
 	var b strings.Builder
 	digits := false
-	for _, c := range reason {
-		if '0' <= c && c <= '9' {
+	for i := 0; i < len(reason); i++ {
+		c := reason[i]
+		switch {
+		case c == ':' && strings.HasPrefix(reason[i:], ": "):
+			return b.String()
+		case c == ' ' && strings.HasPrefix(reason[i:], " ["):
+			if end := strings.IndexByte(reason[i:], ']'); end > 0 {
+				b.WriteString(reason[i : i+end+1])
+				i += end
+				digits = false
+				continue
+			}
+		case '0' <= c && c <= '9':
 			if !digits {
 				b.WriteByte('N')
 			}
@@ -34,7 +46,7 @@ func reasonClass(reason string) string {
 			continue
 		}
 		digits = false
-		b.WriteRune(c)
+		b.WriteByte(c)
 	}
 	return b.String()
 }

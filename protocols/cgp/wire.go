@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/refereehq/referee/canon"
 )
@@ -336,21 +337,45 @@ func caseExact(v canon.Value, t reflect.Type, path string) error {
 	if t.Kind() != reflect.Struct || v.Kind != canon.Object {
 		return nil
 	}
+	fields := jsonFieldsOf(t)
 	for _, m := range v.Members {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		for _, f := range fields {
 			switch {
-			case name == m.Key:
-				if err := caseExact(m.Value, f.Type, path+"."+name); err != nil {
+			case f.name == m.Key:
+				if err := caseExact(m.Value, f.typ, path+"."+f.name); err != nil {
 					return err
 				}
-			case strings.EqualFold(name, m.Key):
-				return fmt.Errorf("member %s.%s is not %q: member names are case-sensitive", path, m.Key, name)
+			case strings.EqualFold(f.name, m.Key):
+				return fmt.Errorf("member %s.%s is not %q: member names are case-sensitive", path, m.Key, f.name)
 			}
 		}
 	}
 	return nil
+}
+
+// jsonField is a struct field as encoding/json names it.
+type jsonField struct {
+	name string
+	typ  reflect.Type
+}
+
+// jsonFields caches jsonFieldsOf: reading struct tags took a quarter of
+// checkFrame's time.
+var jsonFields sync.Map // reflect.Type -> []jsonField
+
+// jsonFieldsOf lists a struct type's fields by their JSON names.
+func jsonFieldsOf(t reflect.Type) []jsonField {
+	if fs, ok := jsonFields.Load(t); ok {
+		return fs.([]jsonField)
+	}
+	fs := make([]jsonField, t.NumField())
+	for i := range fs {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		fs[i] = jsonField{name, f.Type}
+	}
+	jsonFields.Store(t, fs)
+	return fs
 }
 
 // RequestID returns the string id member of a line that may not decode as

@@ -63,11 +63,11 @@ func TestReferencePassesShared(t *testing.T) {
 			s := sharedProfile(t, dir, profile)
 			// 3 digest cases x 3, 5 strict, 2 citation, 4 valid frames, 4 vectors x 3,
 			// the 12 embedded lifecycle records x 2, 10 record attestation checks,
-			// 31 range vectors and referee's 8, 65 provenance attestation
-			// checks, the 13 reference envelopes x 2 and referee's 62
+			// 31 range vectors and referee's 8, 68 provenance attestation
+			// checks, the 13 reference envelopes x 2 and referee's 63
 			// frame-rules vectors.
-			if len(s.Checks) != 258 {
-				t.Errorf("%d checks, want 258", len(s.Checks))
+			if len(s.Checks) != 262 {
+				t.Errorf("%d checks, want 262", len(s.Checks))
 			}
 			run := checktest.RunSuite(t, s, reference(t, ""))
 			if n := run.Counts(); n.Pass != len(run.Results) {

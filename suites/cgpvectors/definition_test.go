@@ -56,7 +56,7 @@ func TestLoadIsPure(t *testing.T) {
 	if a.Suite == b.Suite || &a.Suite.Checks[0] == &b.Suite.Checks[0] || !slices.Equal(ids(a.Suite), ids(b.Suite)) || a.Suite.CorpusDigest != b.Suite.CorpusDigest {
 		t.Error("two loads share values, or differ")
 	}
-	if a.Suite.Name != Name || a.Suite.Version != Version || a.Suite.Corpus != "embedded:cgp-vectors" || len(a.Suite.Checks) != 296 {
+	if a.Suite.Name != Name || a.Suite.Version != Version || a.Suite.Corpus != "embedded:cgp-vectors" || len(a.Suite.Checks) != 300 {
 		t.Errorf("suite %s %s %s, %d checks", a.Suite.Name, a.Suite.Version, a.Suite.Corpus, len(a.Suite.Checks))
 	}
 	if a.Native != nil || a.After != nil || a.Connect != nil || a.Hello != nil || a.Env != nil {
@@ -124,7 +124,7 @@ func TestLevels(t *testing.T) {
 	}
 	want = append(want, "cgp-vectors/provenance/verify/non-canonical-key-1", "cgp-vectors/provenance/verify/non-canonical-key-2",
 		"cgp-vectors/provenance/verify/x-zero-sign-key-1", "cgp-vectors/provenance/verify/x-zero-sign-key-2",
-		"cgp-vectors/provenance/verify/non-canonical-large-order-key")
+		"cgp-vectors/provenance/verify/non-canonical-large-order-key", "cgp-vectors/provenance/verify/identity-r")
 	slices.Sort(should)
 	slices.Sort(want)
 	if !slices.Equal(should, want) {

@@ -29,8 +29,8 @@ const opCasesFormat = "referee-cgp-op-cases/1"
 
 // FoundFiles are the files a corpus of found vectors may hold: four of the
 // fixture profile's, the line-range vectors in upstream's format, and
-// referee's op cases.
-var FoundFiles = []string{FrameFile, QueryFile, StrictFile, VectorsFile, RangeVectorsFile, OpCasesFile}
+// referee's frame-rules vectors and op cases.
+var FoundFiles = []string{FrameFile, QueryFile, StrictFile, VectorsFile, RangeVectorsFile, FrameRulesFile, OpCasesFile}
 
 // OpCase is one call of an op whose answer is a pure function of its args,
 // and the answer the reference gave.
@@ -55,6 +55,10 @@ var opCaseIDs = &lazy.Value[map[string][2]string]{New: func() map[string][2]stri
 		OpSignCommitment:        {"provenance/sign/", ""},
 		OpRecordHash:            {"record/", "/hash"},
 		OpSignRecordAttestation: {"record-attestation/sign/", ""},
+		// Found verdicts and envelopes (foundops.go).
+		OpVerifyAttestation:       {"provenance/verify/", ""},
+		OpVerifyRecordAttestation: {"record-attestation/verify/", ""},
+		OpRoundTripEnvelope:       {"envelope/", "/round-trip"},
 	}
 }}
 
@@ -104,6 +108,8 @@ func ReadFound(c *corpus.Corpus) (*Corpus, error) {
 			for i := range out.Ranges {
 				out.Ranges[i].Name = out.Ranges[i].Resource
 			}
+		case FrameRulesFile:
+			out.FrameRules, err = ReadFrameRules(c)
 		case OpCasesFile:
 			out.Found, err = readOpCases(c, f)
 		}
@@ -143,11 +149,12 @@ func readOpCases(c *corpus.Corpus, path string) ([]OpCase, error) {
 		}
 		oc := OpCase{Name: f["name"].Str, Op: f["op"].Str, Args: f["args"], Expected: f["expected"]}
 		want := "a string"
-		if oc.Op == OpInclusionProof || oc.Op == OpVerifyInclusion {
+		if oc.Op == OpInclusionProof || oc.Op == OpVerifyInclusion || oc.Op == OpVerifyRecordAttestation {
 			want = "an object"
 		}
 		_, known := opCaseIDs.Get()[oc.Op]
 		valid, _ := oc.Expected.Lookup("valid")
+		_, isVerdict := recordVerdict(oc.Expected)
 		switch {
 		case f["name"].Kind != canon.String || oc.Name == "" || strings.ContainsAny(oc.Name, "/*"):
 			return nil, fmt.Errorf("%s: name %s is not a name (a non-empty string without / or *)", w, f["name"].String())
@@ -157,7 +164,8 @@ func readOpCases(c *corpus.Corpus, path string) ([]OpCase, error) {
 			return nil, fmt.Errorf("%s (%s): args is %s, not an object", w, oc.Name, oc.Args.Kind)
 		case want == "a string" && oc.Expected.Kind != canon.String,
 			want == "an object" && oc.Expected.Kind != canon.Object,
-			oc.Op == OpVerifyInclusion && valid.Kind != canon.Bool:
+			oc.Op == OpVerifyInclusion && valid.Kind != canon.Bool,
+			oc.Op == OpVerifyRecordAttestation && !isVerdict:
 			return nil, fmt.Errorf("%s (%s): expected is %s; %s answers %s", w, oc.Name, oc.Expected.Kind, oc.Op, want)
 		}
 		id := opCaseID(oc)
@@ -195,6 +203,14 @@ var opCaseNotes = &lazy.Value[map[string]string]{New: func() map[string]string {
 // the expected one (a string byte for byte, a proof by its RFC 8785 bytes,
 // a verifyInclusion answer by its valid member).
 func opCaseCheck(oc OpCase) check.Check {
+	switch oc.Op {
+	case OpVerifyAttestation:
+		return verifyCaseCheck(oc)
+	case OpVerifyRecordAttestation:
+		return recordVerifyCaseCheck(oc)
+	case OpRoundTripEnvelope:
+		return envelopeCaseCheck(oc)
+	}
 	args := json.RawMessage(oc.Args.String())
 	want := oc.Expected.String()
 	clause := opClause(oc.Op)
@@ -343,6 +359,8 @@ func foundFiles(entries []any) (map[string][]byte, error) {
 			}
 		case OpCasesFile:
 			doc = map[string]any{"format": opCasesFormat, "cases": cs}
+		case FrameRulesFile:
+			doc = map[string]any{"note": "Frames found by referee fuzz, in the format of referee's frame-rules.json: each case's rules are those the reference finds the frame breaks.", "cases": cs}
 		default:
 			doc = map[string]any{"cases": cs}
 		}

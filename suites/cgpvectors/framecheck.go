@@ -3,6 +3,7 @@ package cgpvectors
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -138,6 +139,7 @@ const (
 	scoreF64                                 // F1 reads score as a double, not an f32
 	timeLeapNextMinute                       // Q2 reads second 60 as the next minute's first second
 	zeroValueMembers                         // a missing required member reads as its zero value
+	scoreTruncated                           // F1 on the score narrowed to an f32 toward zero
 )
 
 func (r frameRule) timeMode() bool {
@@ -233,6 +235,15 @@ func (h *Handler) checkFrame(v canon.Value) []cgp.Violation {
 				vs = append(vs, cgp.Violation{Rule: "F1", Field: "score", Msg: fmt.Sprintf("score %v is outside [0,1]", x)})
 			}
 		}
+	case r == scoreTruncated:
+		vs = drop(vs, "F1")
+		if sc, ok := v.Lookup("score"); ok {
+			if x, err := strconv.ParseFloat(sc.Num, 64); err == nil {
+				if f := truncatedF32(x); f < 0 || f > 1 {
+					vs = append(vs, cgp.Violation{Rule: "F1", Field: "score", Msg: fmt.Sprintf("score %v is outside [0,1]", f)})
+				}
+			}
+		}
 	case r.timeMode():
 		vs = append(drop(vs, "F4", "Q2"), r.timeViolations(&g)...)
 	case r == representationNamesOnly:
@@ -310,6 +321,16 @@ func (h *Handler) checkFrame(v canon.Value) []cgp.Violation {
 		vs = vs[:1]
 	}
 	return vs
+}
+
+// truncatedF32 narrows x to an f32 toward zero, as a conversion that drops
+// the double's low mantissa bits does, where the wire's f32 is the nearest.
+func truncatedF32(x float64) float32 {
+	f := float32(x)
+	if math.Abs(float64(f)) > math.Abs(x) {
+		f = math.Nextafter32(f, 0)
+	}
+	return f
 }
 
 // drop removes the violations of rules.

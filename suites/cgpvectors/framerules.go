@@ -162,7 +162,9 @@ func frameRuleCheck(fc FrameRuleCase) check.Check {
 			if slices.Equal(got, fc.Rules) {
 				return check.Passed()
 			}
-			o = check.Failed("checkFrame names other rules", "rules "+ruleList(fc.Rules), "rules "+ruleList(got))
+			// The class in brackets (ruleDiff) keeps distinct bugs apart in a
+			// fuzz finding's failure key.
+			o = check.Failed("checkFrame names other rules ["+ruleDiff(fc.Frame, fc.Rules, vd)+"]", "rules "+ruleList(fc.Rules), "rules "+ruleList(got))
 			o.Notes = append(o.Notes, fc.Note)
 			for _, r := range Rules {
 				missing, extra := slices.Contains(fc.Rules, r) && !slices.Contains(got, r), !slices.Contains(fc.Rules, r) && slices.Contains(got, r)

@@ -3,10 +3,12 @@ package cgpvectors
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/refereehq/referee/canon"
@@ -178,7 +180,7 @@ func opClause(op string) string {
 
 func note(s string) func(string) []string { return func(string) []string { return []string{s} } }
 
-const weakForgeryNote = "the key is a small-order or non-canonical point, and the signature a forgery (R small-order, S = 0) that a cofactorless verifier accepts under it: refuse such keys (and R) before verifying, as ed25519-dalek's verify_strict does; crypto/ed25519 and Node's OpenSSL do not"
+const weakForgeryNote = "the key or the signature's R is a small-order or non-canonical point, and the signature one that a cofactorless verifier accepts (a forgery, R small-order and S = 0, under a weak key; R the identity and S = k·a under any): refuse such keys and R before verifying, as ed25519-dalek's verify_strict does; crypto/ed25519 and Node's OpenSSL do not"
 
 const (
 	noteEncoding   = "encode(link) = enc_str(type) ‖ enc_opt(uri) ‖ enc_opt(range) ‖ enc_opt(digest) ‖ enc_opt(method) ‖ enc_opt(by); enc_str(s) = u32be(UTF-8 byte length) ‖ UTF-8; enc_opt: 00 when absent, 01 ‖ enc_str(s) when present, even when s is \"\""
@@ -436,6 +438,34 @@ func (pv *ProvenanceVectors) verifyCases(signed cgp.Hash) ([]provCase, error) {
 		}
 		vcs = append(vcs, v)
 	}
+	// referee's signatures that only a strict verifier's own checks refuse,
+	// or accept: R the identity with S = k·a (the group equation holds; a
+	// verifier that checks the key but not R accepts it), the published
+	// signature with L added to S (S ≥ L; a verifier that reduces S accepts
+	// it), and a key of mixed order, the published key plus the point of
+	// order 4, with a signature under it over a commitment of referee's
+	// (valid; a verifier that wants keys in the prime-order subgroup refuses
+	// it).
+	signer := newSigner(pv.Seed)
+	sig, _ := hex.DecodeString(a.Signature)
+	vcs = append(vcs,
+		vc{"identity-r", "a signature whose R is the identity and S = k·a satisfies the group equation under the published key: BadSignature, for a strict verifier refuses a small-order R", with(func(b *cgp.ProvenanceAttestation) {
+			b.Signature = hex.EncodeToString(signer.withR(identityR, signed[:]))
+		}), signed, pv.PublicKey, cgp.VerdictBadSignature},
+		vc{"s-plus-l", "the published signature with L added to S (a second spelling of it, S ≥ L) is BadSignature: S must be below L (RFC 8032 §5.1.7)", with(func(b *cgp.ProvenanceAttestation) {
+			b.Signature = hex.EncodeToString(sPlus(sig, 1))
+		}), signed, pv.PublicKey, cgp.VerdictBadSignature},
+	)
+	var msgs [][]byte
+	for n := range 16 {
+		c := sha256.Sum256([]byte("referee/cgp-vectors/mixed-order-key/" + strconv.Itoa(n)))
+		msgs = append(msgs, c[:])
+	}
+	if mc, m, ok := mixedCase(signer, 4, msgs); ok {
+		vcs = append(vcs, vc{"mixed-order-key", "the published key plus the point of order 4 is a key of mixed order, neither small-order nor non-canonical: a signature under it, over a commitment whose challenge clears the small-order part, is Valid", with(func(b *cgp.ProvenanceAttestation) {
+			b.SignedCommitment, b.Signature = cgp.Hash(m).String(), hex.EncodeToString(mc.sig)
+		}), cgp.Hash(m), hex.EncodeToString(mc.key), cgp.VerdictValid})
+	}
 	vcs = append(vcs,
 		vc{"off-curve-key", "a public key whose y has no x on the curve (y = 2) is no point: MalformedKey, not BadSignature", a, signed, offCurveKey, cgp.VerdictMalformedKey},
 		vc{"uppercase-commitment", "the right signed_commitment in uppercase hex is MalformedCommitment, not a mismatch: digests are lowercase", with(func(b *cgp.ProvenanceAttestation) {
@@ -453,7 +483,7 @@ func (pv *ProvenanceVectors) verifyCases(signed cgp.Hash) ([]provCase, error) {
 		}
 		out = append(out, provCase{id: "verify/" + x.name, doc: "verifyAttestation: " + x.doc, op: OpVerifyAttestation,
 			args: `{"attestation":` + attestationJSON(x.att) + `,"expected_commitment":` + jstr(x.expected.String()) + `,"public_key":` + jstr(x.key) + `}`,
-			want: x.want, verdict: true, weak: strings.HasPrefix(x.name, "small-order") || strings.HasPrefix(x.name, "non-canonical") || strings.HasPrefix(x.name, "x-zero-sign"),
+			want: x.want, verdict: true, weak: strings.HasPrefix(x.name, "small-order") || strings.HasPrefix(x.name, "non-canonical") || strings.HasPrefix(x.name, "x-zero-sign") || x.name == "identity-r",
 			notes: note("the order of the checks: algorithm (UnknownAlgorithm), the key's form and strictness (MalformedKey: small-order and non-canonical points too), signed_commitment's form (MalformedCommitment), signed_commitment = the expected commitment (CommitmentMismatch), the signature's form (MalformedSignature), Ed25519 over the 32 raw bytes (BadSignature)")})
 	}
 	return out, nil

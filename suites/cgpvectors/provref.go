@@ -73,12 +73,15 @@ const (
 type verdictRule uint8
 
 const (
-	verdictStrict  verdictRule = iota
-	verdictLenient             // small-order and non-canonical points accepted
-	verdictCoarse              // only Valid, CommitmentMismatch, BadSignature
-	verdictSigned              // signs and verifies the domain tag and the 32 bytes
-	verdictListed              // a key is weak when it is one of the eight small-order encodings or has y ≥ p
-	verdictReduceY             // y reduced mod p first, then small order refused
+	verdictStrict     verdictRule = iota
+	verdictLenient                // small-order and non-canonical points accepted
+	verdictCoarse                 // only Valid, CommitmentMismatch, BadSignature
+	verdictSigned                 // signs and verifies the domain tag and the 32 bytes
+	verdictListed                 // a key is weak when it is one of the eight small-order encodings or has y ≥ p
+	verdictReduceY                // y reduced mod p first, then small order refused
+	verdictNoRCheck               // the key checked strictly, R never
+	verdictUnreducedS             // S reduced mod L instead of S ≥ L refused
+	verdictPrimeOrder             // a key with a small-order component refused too
 )
 
 // weakKey is whether the verdict rule refuses a 32-byte point encoding as
@@ -531,6 +534,9 @@ func (h *Handler) verifyProvenance(a cgp.ProvenanceAttestation, expected cgp.Has
 		if err != nil || len(key) != ed25519.PublicKeySize || strings.ToLower(keyHex) != keyHex || r.verdict.weakKey(key) {
 			return cgp.VerdictMalformedKey
 		}
+		if r.verdict == verdictPrimeOrder && !edPrimeOrder(key) {
+			return cgp.VerdictMalformedKey
+		}
 		return ""
 	}
 	commitmentForm := func() string {
@@ -562,7 +568,10 @@ func (h *Handler) verifyProvenance(a cgp.ProvenanceAttestation, expected cgp.Has
 		if r.verdict == verdictSigned {
 			msg = append([]byte(cgp.DomainFrame), msg...)
 		}
-		if r.verdict.weakKey(sig[:32]) || !ed25519.Verify(key, msg, sig) {
+		if r.verdict == verdictUnreducedS {
+			sig = reducedS(sig)
+		}
+		if (r.verdict != verdictNoRCheck && r.verdict.weakKey(sig[:32])) || !ed25519.Verify(key, msg, sig) {
 			return cgp.VerdictBadSignature
 		}
 		return ""

@@ -6,12 +6,14 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
+	xl "github.com/refereehq/referee/protocols/crosslink"
 )
 
 // The clauses the checks rest on: upstream's conformance page (the seed),
@@ -198,6 +200,12 @@ func invalidCheck(n Invalid) check.Check {
 	if doc == "" {
 		doc = "decodeMessage rejects the " + n.Name + " payload"
 	}
+	// What the reference refuses the payload for names an acceptance's
+	// class, which keeps distinct bugs apart in a fuzz finding's key.
+	accepted := "decodeMessage accepted a payload it must reject with " + n.Error
+	if why := refusal(n.Payload); why != "" {
+		accepted += " [" + why + "]"
+	}
 	return check.Check{
 		ID:      "crosslink/invalid/" + n.Name,
 		Doc:     doc + ": " + n.Error,
@@ -208,10 +216,21 @@ func invalidCheck(n Invalid) check.Check {
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
 			// A code-less err is upstream's errorCode(err) ?? "unknown".
 			e := expect(OpDecode, payloadArgs(n.Payload), n.Error)
-			e.Because = "decodeMessage accepted a payload it must reject with " + n.Error
+			e.Because = accepted
 			return e.Refused(ctx, s, n.Error)
 		},
 	}
+}
+
+// refusal is the reference's label for why it refuses a payload as
+// invalid_message ("err-code", "hello-app", "too-deep"); "" for any other
+// outcome.
+func refusal(payload []byte) string {
+	var xe *xl.Error
+	if _, err := xl.DecodeMessage(payload); errors.As(err, &xe) && xe.Code == xl.CodeInvalidMessage {
+		return xe.Reason
+	}
+	return ""
 }
 
 func decodeCaseCheck(d DecodeCase) check.Check {

@@ -284,7 +284,11 @@ func fuzzMessage(r *rand.Rand, broken bool) *jsongen.Node {
 		}
 	case "err":
 		m.Set("i", fuzzID(r, broken))
-		m.Set("e", jsongen.Obj("code", jsongen.Str(xl.Codes[r.IntN(len(xl.Codes))]), "message", &jsongen.Node{Kind: canon.String, Raw: jsongen.String(r)}))
+		code := xl.Codes[r.IntN(len(xl.Codes))]
+		if broken && r.IntN(2) == 0 {
+			code = pick(r, unknownCodes)
+		}
+		m.Set("e", jsongen.Obj("code", jsongen.Str(code), "message", &jsongen.Node{Kind: canon.String, Raw: jsongen.String(r)}))
 	case "chunk":
 		m.Set("i", fuzzID(r, broken))
 		m.Set("n", jsongen.Num([]string{"0", "1", "7", "1.0", "1e3", "9007199254740993"}[r.IntN(6)]))
@@ -324,6 +328,15 @@ func fuzzMessage(r *rand.Rand, broken bool) *jsongen.Node {
 	}
 	return m
 }
+
+// unknownCodes are error codes beside the 23 stable ones: near misses of
+// them (another case, a hyphen, camelCase, a space or line feed around,
+// fullwidth letters, a prefix, a suffix), codes of other protocols, and
+// none. The codes are a closed set: each is invalid_message in an err.
+var unknownCodes = []string{"nope", "PARSE_ERROR", "Internal", "parse-error", "parseError", "timeout ", " timeout", "timeout\n",
+	"unknown", "", "E_INTERNAL", "ｔｉｍｅｏｕｔ", "policy_denied2", "grant_expire", "consent", "not_found", "unauthorised", "internal\u0000"}
+
+func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
 // fuzzAppID returns an appId: a generated string, or a run of one
 // character whose length is on either side of 256 when counted in UTF-16

@@ -40,6 +40,7 @@ var modes = []check.Mode{
 	{Name: "any-type", Doc: "accepts messages of unknown type"},
 	{Name: "lenient-envelope", Doc: "validates only objects with a string v and t; anything else decodes as it is"},
 	{Name: "no-field-checks", Doc: "checks only v and t, not each kind's fields"},
+	{Name: "open-error-codes", Doc: "accepts an err message whose code is any string, as a decoder that reads the stable codes as an open enum (or checks only their type) does"},
 	{Name: "depth-65", Doc: "allows one more level of nesting than the reference"},
 	{Name: "depth-63", Doc: "allows one level of nesting fewer than the reference"},
 	{Name: "reject-duplicates", Doc: "treats duplicate keys as a parse error instead of last-wins"},
@@ -68,6 +69,7 @@ type broken struct {
 	versionLate    bool             // structure validated before the version check
 	anyType        bool             // unknown "t" accepted
 	noFields       bool             // only v and t validated
+	openCodes      bool             // an err's code may be any string
 	lenient        bool             // only objects with a string v and t are validated
 	maxDepth       int              // depth limit instead of 64
 	strictDupes    bool             // duplicate keys are parse_error
@@ -101,6 +103,7 @@ var brokenModes = &lazy.Value[map[string]broken]{New: func() map[string]broken {
 		"any-type":                 {anyType: true},
 		"lenient-envelope":         {lenient: true},
 		"no-field-checks":          {noFields: true},
+		"open-error-codes":         {openCodes: true},
 		"depth-65":                 {maxDepth: 65},
 		"depth-63":                 {maxDepth: 63},
 		"reject-duplicates":        {strictDupes: true},
@@ -393,12 +396,15 @@ func checkVersion(v canon.Value) error {
 func (m *broken) breaksDecode() bool {
 	return m.versionLate || m.anyType || m.noFields || m.lenient || m.maxDepth != 0 || m.strictDupes ||
 		m.lenientUTF8 || m.parseAsInvalid || m.dropEnvelope || m.pythonRegex || m.appIDLength != nil ||
-		m.numericVersion || m.foldCase
+		m.numericVersion || m.foldCase || m.openCodes
 }
 
 func (h *Handler) validate(v canon.Value) error {
 	if h.mode.pythonRegex {
 		v = pythonView(v)
+	}
+	if h.mode.openCodes {
+		v = knownCode(v)
 	}
 	if h.mode.appIDLength != nil {
 		if app, ok := v.Lookup("appId"); ok && app.Kind == canon.String {
@@ -425,6 +431,19 @@ func (h *Handler) validate(v canon.Value) error {
 		}
 	}
 	return xl.Validate(v)
+}
+
+// knownCode is an err message with its code, when it is a string, made a
+// known one: what a reader of the codes as an open enum sees.
+func knownCode(v canon.Value) canon.Value {
+	if t, _ := v.Lookup("t"); t.Str != "err" {
+		return v
+	}
+	e, ok := v.Lookup("e")
+	if code, has := e.Lookup("code"); !ok || !has || code.Kind != canon.String {
+		return v
+	}
+	return withMember(v, "e", withMember(e, "code", canon.Value{Kind: canon.String, Str: xl.Codes[0]}))
 }
 
 // withMember returns v with the first member named key set to x.
