@@ -662,3 +662,19 @@ func TestReadStdoutOnDemand(t *testing.T) {
 		}
 	})
 }
+
+// A Go test binary that has not said it stands in for referee is never
+// started as referee: it would run its tests again, and they it, without
+// end (a cli test once left 312 such processes behind).
+func TestSelfPathRefusesATestBinary(t *testing.T) {
+	_, err := SelfPath()
+	if err == nil || !strings.Contains(err.Error(), "child.StandIn") {
+		t.Fatalf("SelfPath from a test binary: err %v, want a refusal naming child.StandIn", err)
+	}
+	StandIn = true
+	defer func() { StandIn = false }()
+	p, err := SelfPath()
+	if err != nil || !isTestBinary(p) {
+		t.Fatalf("SelfPath with StandIn: %q, %v; want this test binary", p, err)
+	}
+}

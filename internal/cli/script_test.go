@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/refereehq/referee/adapter/adaptertest"
+	"github.com/refereehq/referee/internal/child"
 	"github.com/refereehq/referee/internal/golden"
 	"github.com/refereehq/referee/internal/sharedtest"
 )
@@ -47,6 +49,13 @@ func sameChecksCmd(ts *testscript.TestScript, neg bool, args []string) {
 
 func TestMain(m *testing.M) {
 	adaptertest.MaybeRunFake()
+	// Started by a suite as referee itself (child.SelfPath: cgp's built-in
+	// provider, cgp-host's relays), the test binary is referee; running the
+	// tests again there would start more of them, without end.
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") && strings.HasSuffix(strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"), ".test") {
+		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	child.StandIn = true
 	testscript.Main(m, map[string]func(){
 		"referee":         func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"hostile-adapter": hostileAdapter,

@@ -20,6 +20,7 @@ import (
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/check/checktest"
+	"github.com/refereehq/referee/internal/child"
 	"github.com/refereehq/referee/protocols/cgp"
 	"github.com/refereehq/referee/protocols/cgp/adversary"
 	"github.com/refereehq/referee/protocols/cgp/composer"
@@ -38,6 +39,7 @@ func TestMain(m *testing.M) {
 	if a := os.Args[1:]; len(a) == 4 && a[0] == "serve" && a[1] == cgphost.Name && a[2] == "--provider" {
 		exitNow(adversary.Relay(context.Background(), a[3], os.Stdin, os.Stdout, os.Stderr))
 	}
+	child.StandIn = true // it serves the relays, all the suite starts of itself
 	os.Exit(m.Run())
 }
 
