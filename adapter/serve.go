@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -202,7 +201,7 @@ func requestAsWritten(line []byte) (req request, ok bool) {
 		return req, false
 	}
 	args = args[:len(args)-1]
-	if !isCompact(args) || !utf8.Valid(args) || !json.Valid(args) {
+	if !compactJSON(args) {
 		return req, false // the whole line may still be a request: parse it
 	}
 	return request{id: id, op: op, args: args, ok: true}, true
