@@ -3,7 +3,6 @@ package corpus
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // FuzzProvenanceFormat is the format of the member "fuzz" of the manifest
@@ -16,65 +15,58 @@ func MarshalJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return indent(make([]byte, 0, b.Len()+b.Len()/4), b.Bytes()), nil
 }
 
-// AppendJSONString appends s as MarshalJSON writes a string: quoted, with
-// " and \ escaped, controls as \b \f \n \r \t or \u00XX, U+2028 and U+2029
-// as \u2028 and \u2029, each byte that begins no UTF-8 character as \ufffd,
-// and every other character as it is. A file written a member at a time
-// with it is the bytes MarshalJSON writes, without reflection.
-func AppendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+// indent appends src, compact JSON as json.Encoder writes it (a newline
+// after the value), indented as json.Encoder.SetIndent("", "  ") indents
+// it: a newline and two spaces a level after { [ and , and before } ],
+// none inside an empty object or array, a space after each colon. It reads
+// the punctuation between strings, and copies strings whole.
+func indent(dst, src []byte) []byte {
+	depth := 0
+	newline := func() {
+		dst = append(dst, '\n')
+		for range depth {
+			dst = append(dst, ' ', ' ')
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			dst = append(dst, src[i:min(j+1, len(src))]...)
+			i = j
+		case '{', '[':
+			dst = append(dst, c)
+			if i+1 < len(src) && src[i+1] == c+2 { // } or ]: empty
+				dst = append(dst, c+2)
 				i++
 				continue
 			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			depth++
+			newline()
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, ':', ' ')
+		case '}', ']':
+			depth--
+			newline()
+			dst = append(dst, c)
 		default:
-			i += size
-			continue
+			dst = append(dst, c)
 		}
-		i += size
-		start = i
 	}
-	return append(append(b, s[start:]...), '"')
+	return dst
 }
-
-const hexDigits = "0123456789abcdef"

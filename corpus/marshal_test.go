@@ -2,36 +2,51 @@ package corpus
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/refereehq/referee/jsongen"
 )
 
-// TestAppendJSONString: a string appended is what MarshalJSON writes for
-// it, for every class of character, and for random bytes valid UTF-8 or
-// not.
-func TestAppendJSONString(t *testing.T) {
-	cases := []string{"", "plain", `"quoted" and \back\`, "\x00\x01\b\f\n\r\t\x1f\x7f", "<>&'/", "é中𝄞", "\u2028\u2029\u2027\u202a",
-		"\xff", "a\xc3", "\xed\xa0\x80", "\xef\xbb\xbf", "\xf4\x90\x80\x80", "\ufffd"}
-	r := rand.New(rand.NewPCG(1, 2))
-	pieces := []string{"a", "\"", "\\", "\x00", "\n", "\x1f", " ", "é", "\u2028", "\u2029", "𝄞", "\xff", "\xe2\x80", "\xed\xb0\x80"}
-	for range 2000 {
-		var b []byte
-		for range r.IntN(20) {
-			if r.IntN(3) == 0 {
-				b = append(b, byte(r.IntN(256)))
-			} else {
-				b = append(b, pieces[r.IntN(len(pieces))]...)
-			}
+// TestMarshalJSONIndented: MarshalJSON writes what json.Encoder writes
+// with SetIndent("", "  "), for documents of every shape (deep, wide,
+// empty objects and arrays, strings with escapes and brackets) and for
+// structs with json.RawMessage members.
+func TestMarshalJSONIndented(t *testing.T) {
+	indented := func(v any) []byte {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
 		}
-		cases = append(cases, string(b))
+		return b.Bytes()
 	}
-	for _, s := range cases {
-		want, err := MarshalJSON(s)
+	values := []any{nil, 1, "s", []any{}, map[string]any{}, []any{[]any{}, map[string]any{"": []any{}}},
+		struct {
+			A json.RawMessage `json:"a"`
+			B []string        `json:"b,omitempty"`
+		}{A: json.RawMessage(`{ "x" : [ 1 , "[\"{}\"]" ] }`)}}
+	j := jsongen.JSON{Duplicates: true, Scalars: true}
+	for i := range 3000 {
+		doc := j.Value(rand.New(rand.NewPCG(5, uint64(i))))
+		var v any
+		if json.Unmarshal(doc, &v) == nil {
+			values = append(values, v)
+		}
+	}
+	if len(values) < 1000 {
+		t.Fatalf("only %d documents", len(values))
+	}
+	for _, v := range values {
+		got, err := MarshalJSON(v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := AppendJSONString([]byte("x"), s); !bytes.Equal(got, append([]byte("x"), bytes.TrimSuffix(want, []byte("\n"))...)) {
-			t.Errorf("%q: got %s, MarshalJSON %s", s, got[1:], want)
+		if want := indented(v); !bytes.Equal(got, want) {
+			t.Fatalf("MarshalJSON wrote\n%s\njson.Encoder\n%s", got, want)
 		}
 	}
 }

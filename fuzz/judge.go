@@ -184,7 +184,10 @@ func (e *engine) prepare(ctx context.Context, items []*item) {
 		return
 	}
 	ref := make([]verdict, len(checks))
-	check.Execute(ctx, e.ref, checks, check.Options{Keep: keeper(owners, ref)})
+	// The workers share the reference's concurrency: as many of its
+	// checks in flight as one Execute of them all had.
+	inFlight := max(1, e.ref.Hello().Concurrency/runtime.GOMAXPROCS(0))
+	check.Execute(ctx, e.ref, checks, check.Options{Parallel: inFlight, Keep: keeper(owners, ref)})
 	for off := 0; off < len(checks); {
 		it := owners[off]
 		vs := ref[off : off+len(it.vec.Checks)]

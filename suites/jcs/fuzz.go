@@ -11,6 +11,7 @@ import (
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/jsonstring"
 	"github.com/refereehq/referee/jsongen"
 )
 
@@ -151,7 +152,7 @@ func fuzzDoc(entries []any) ([]byte, error) {
 // every vector it makes.
 func appendDoc(b []byte, doc *vectorsDoc) []byte {
 	b = append(b, "{\n  \"format\": "...)
-	b = corpus.AppendJSONString(b, doc.Format)
+	b = jsonstring.Append(b, doc.Format)
 	b = append(b, ",\n  \"vectors\": ["...)
 	member := func(key string) { b = append(append(append(b, ",\n      \""...), key...), "\": "...) }
 	for i := range doc.Vectors {
@@ -160,16 +161,16 @@ func appendDoc(b []byte, doc *vectorsDoc) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, "\n    {\n      \"name\": "...)
-		b = corpus.AppendJSONString(b, v.Name)
+		b = jsonstring.Append(b, v.Name)
 		member("doc")
-		b = corpus.AppendJSONString(b, v.Doc)
+		b = jsonstring.Append(b, v.Doc)
 		for _, m := range []struct {
 			key string
 			val *string
 		}{{"input", v.Input}, {"input_hex", v.InputHex}, {"output", v.Output}} {
 			if m.val != nil {
 				member(m.key)
-				b = corpus.AppendJSONString(b, *m.val)
+				b = jsonstring.Append(b, *m.val)
 			}
 		}
 		if v.Reject {
@@ -184,7 +185,7 @@ func appendDoc(b []byte, doc *vectorsDoc) []byte {
 					b = append(b, ',')
 				}
 				b = append(b, "\n        "...)
-				b = corpus.AppendJSONString(b, l)
+				b = jsonstring.Append(b, l)
 			}
 			b = append(b, "\n      ]"...)
 		}
