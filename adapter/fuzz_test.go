@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
-	"github.com/refereehq/referee/jsongen"
 )
 
 func FuzzDecodeReply(f *testing.F) {
@@ -231,68 +228,6 @@ func TestHelloOpsBounded(t *testing.T) {
 		if got := fmt.Sprint(err); (tt.err == "" && err != nil) || (tt.err != "" && got != tt.err) {
 			t.Errorf("%.60s: err = %v, want %q", tt.line, err, tt.err)
 		}
-	}
-}
-
-// compactJSONAsBefore is what compactJSON stands for.
-func compactJSONAsBefore(b []byte) bool { return isCompact(b) && utf8.Valid(b) && json.Valid(b) }
-
-func FuzzCompactJSON(f *testing.F) {
-	for _, s := range []string{`{}`, `[]`, `{"a":[1,-0.5e+3,true,false,null,"\u00e9\n"]}`, `{"a" :1}`, `[1,]`, `01`, `"\ud800"`, "\"\xff\"", `[[[]]]`, `{"a":1}x`, `1.`, `-`, `"\x"`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := compactJSON(b), compactJSONAsBefore(b); got != want {
-			t.Fatalf("compactJSON(%q) = %v, want %v", b, got, want)
-		}
-	})
-}
-
-// TestCompactJSON: compactJSON says of generated documents, compact or
-// spaced, mutated byte by byte, and nested around json.Valid's limit, what
-// isCompact, utf8.Valid and json.Valid say together.
-func TestCompactJSON(t *testing.T) {
-	j := jsongen.JSON{Duplicates: true, Scalars: true, Space: true}
-	const tokens = "{}[],:\"\\ -.e0"
-	valid := 0
-	check := func(b []byte) {
-		t.Helper()
-		got, want := compactJSON(b), compactJSONAsBefore(b)
-		if got != want {
-			t.Fatalf("compactJSON(%.300q) = %v, want %v", b, got, want)
-		}
-		if got {
-			valid++
-		}
-	}
-	for i := range 4000 {
-		r := rand.New(rand.NewPCG(7, uint64(i)))
-		doc := j.Value(r)
-		check(doc)
-		for range 4 {
-			m := bytes.Clone(doc)
-			if len(m) == 0 {
-				break
-			}
-			switch k := r.IntN(len(m)); r.IntN(4) {
-			case 0:
-				m[k] = byte(r.IntN(256))
-			case 1:
-				m = append(m[:k], m[k+1:]...)
-			case 2:
-				m = m[:k]
-			default:
-				m = append(m[:k], append([]byte{tokens[r.IntN(len(tokens))]}, m[k:]...)...)
-			}
-			check(m)
-		}
-	}
-	if valid < 1000 {
-		t.Fatalf("only %d valid documents", valid)
-	}
-	for _, n := range []int{9999, 10000, 10001} {
-		check([]byte(strings.Repeat("[", n) + strings.Repeat("]", n)))
-		check([]byte(strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)))
 	}
 }
 

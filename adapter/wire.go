@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/compactjson"
 	"github.com/refereehq/referee/internal/jsonstring"
 )
 
@@ -153,8 +153,8 @@ func MarshalArgs(v any) ([]byte, error) {
 		// The commonest args, written without reflection.
 		return appendMembers(a, func(b []byte, v string) ([]byte, bool) { return jsonstring.Append(b, v), true }), nil
 	case map[string]json.RawMessage:
-		// A value that is compact JSON in UTF-8 is what encoding/json
-		// writes of it; any other value, encoding/json writes.
+		// A value that is JSON in UTF-8 is written compacted, as
+		// encoding/json writes it; any other, encoding/json writes.
 		if b := appendMembers(a, appendCompact); b != nil {
 			return b, nil
 		}
@@ -205,13 +205,10 @@ func appendMembers[V any](m map[string]V, value func([]byte, V) ([]byte, bool)) 
 	return append(b, '}')
 }
 
-// appendCompact appends v when it is compact JSON in UTF-8 (compactJSON):
-// what encoding/json writes of a json.RawMessage so.
+// appendCompact appends v compacted when it is JSON in UTF-8
+// (compactjson.Append): what encoding/json writes of a json.RawMessage so.
 func appendCompact(b []byte, v json.RawMessage) ([]byte, bool) {
-	if !compactJSON(v) {
-		return b, false
-	}
-	return append(b, v...), true
+	return compactjson.Append(b, v)
 }
 
 // decodeReply parses one reply line strictly: an object with an integer id and
@@ -359,165 +356,4 @@ func helloArgs(suite string, extra map[string]string) []byte {
 func HelloRequest(suite string, extra map[string]string) []byte {
 	line, _ := encodeRequest(0, "hello", helloArgs(suite, extra))
 	return line
-}
-
-// compactJSON reports whether b is one JSON value (RFC 8259) written
-// compactly, in UTF-8: isCompact(b) && utf8.Valid(b) && json.Valid(b), in
-// one pass. Like json.Valid it reads escapes without judging what they
-// spell (a lone surrogate is fine) and allows at most 10,000 nested
-// containers.
-func compactJSON(b []byte) bool {
-	const maxDepth = 10000 // json.Valid's
-	var stackBuf [64]byte
-	open := stackBuf[:0] // '[' or '{' for each open container
-	i := 0
-	for {
-		// A value starts at i.
-		if i >= len(b) {
-			return false
-		}
-		switch c := b[i]; {
-		case c == '[' || c == '{':
-			if len(open) == maxDepth {
-				return false
-			}
-			open = append(open, c)
-			i++
-			if i < len(b) && b[i] == c+2 { // ] or }
-				open = open[:len(open)-1]
-				i++
-				break
-			}
-			if c == '{' {
-				if i = stringEnd(b, i); i < 0 || i >= len(b) || b[i] != ':' {
-					return false
-				}
-				i++
-			}
-			continue
-		case c == '"':
-			if i = stringEnd(b, i); i < 0 {
-				return false
-			}
-		case c == '-' || '0' <= c && c <= '9':
-			if i = numberEnd(b, i); i < 0 {
-				return false
-			}
-		case c == 't' && bytes.HasPrefix(b[i:], []byte("true")):
-			i += 4
-		case c == 'f' && bytes.HasPrefix(b[i:], []byte("false")):
-			i += 5
-		case c == 'n' && bytes.HasPrefix(b[i:], []byte("null")):
-			i += 4
-		default:
-			return false
-		}
-		// A value ended at i: close containers, or go on to the next value.
-		for {
-			if len(open) == 0 {
-				return i == len(b)
-			}
-			if i >= len(b) {
-				return false
-			}
-			top := open[len(open)-1]
-			if b[i] == top+2 {
-				open = open[:len(open)-1]
-				i++
-				continue
-			}
-			if b[i] != ',' {
-				return false
-			}
-			i++
-			if top == '{' {
-				if i = stringEnd(b, i); i < 0 || i >= len(b) || b[i] != ':' {
-					return false
-				}
-				i++
-			}
-			break
-		}
-	}
-}
-
-// stringEnd returns the index just past the JSON string token at b[i],
-// valid UTF-8 with valid escapes, or -1.
-func stringEnd(b []byte, i int) int {
-	if i >= len(b) || b[i] != '"' {
-		return -1
-	}
-	i++
-	for {
-		start := i
-		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-			i++
-		}
-		if !utf8.Valid(b[start:i]) || i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			if i+1 >= len(b) {
-				return -1
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) {
-					return -1
-				}
-				for _, h := range b[i+2 : i+6] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return -1
-					}
-				}
-				i += 6
-			default:
-				return -1
-			}
-		default:
-			return -1 // a control character
-		}
-	}
-}
-
-// numberEnd returns the index just past the JSON number token at b[i], or
-// -1.
-func numberEnd(b []byte, i int) int {
-	digits := func() bool {
-		start := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		return i > start
-	}
-	if b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case !digits():
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return -1
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return -1
-		}
-	}
-	return i
 }
