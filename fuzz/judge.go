@@ -184,10 +184,9 @@ func (e *engine) prepare(ctx context.Context, items []*item) {
 		return
 	}
 	ref := make([]verdict, len(checks))
-	// The workers share the reference's concurrency: as many of its
-	// checks in flight as one Execute of them all had.
-	inFlight := max(1, e.ref.Hello().Concurrency/runtime.GOMAXPROCS(0))
-	check.Execute(ctx, e.ref, checks, check.Options{Parallel: inFlight, Keep: keeper(owners, ref)})
+	// One check at a time on the worker's goroutine: the reference is in
+	// process, and there is a worker per processor.
+	check.Execute(ctx, e.ref, checks, check.Options{Parallel: 1, Keep: keeper(owners, ref)})
 	for off := 0; off < len(checks); {
 		it := owners[off]
 		vs := ref[off : off+len(it.vec.Checks)]
@@ -292,8 +291,23 @@ func (e *engine) execute(ctx context.Context, ir *implRun, k int, items []*item)
 	if e.o.Parallel > 0 {
 		inFlight = min(inFlight, e.o.Parallel)
 	}
-	slots := make(chan struct{}, inFlight)
+	// inFlight callers take the checks in order, each running one at a
+	// time on its own goroutine.
+	type job struct {
+		c    []check.Check // one check
+		keep func(int, *check.Result)
+	}
+	jobs := make(chan job, inFlight)
 	var wg sync.WaitGroup
+	for range inFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				check.Execute(ctx, client, j.c, check.Options{Parallel: 1, Keep: j.keep})
+			}
+		}()
+	}
 	for _, it := range items {
 		if <-it.ready; !it.judged {
 			continue
@@ -301,14 +315,10 @@ func (e *engine) execute(ctx context.Context, ir *implRun, k int, items []*item)
 		vs := make([]verdict, len(it.vec.Checks))
 		it.res[k] = vs
 		for i := range it.vec.Checks {
-			slots <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-slots; wg.Done() }()
-				check.Execute(ctx, client, it.vec.Checks[i:i+1], check.Options{Parallel: 1, Keep: func(_ int, r *check.Result) { vs[i] = verdictOf(it.t.Name, it.name, r) }})
-			}()
+			jobs <- job{it.vec.Checks[i : i+1], func(_ int, r *check.Result) { vs[i] = verdictOf(it.t.Name, it.name, r) }}
 		}
 	}
+	close(jobs)
 	wg.Wait()
 	e.redial(ctx, ir)
 }
