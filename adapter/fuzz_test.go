@@ -230,3 +230,32 @@ func TestHelloOpsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestMarshalArgsAsEncodingJSON: args of json.RawMessage values, and of
+// strings and json.RawMessage values mixed, are written as encoding/json
+// writes them (without HTML escaping), or refused as it refuses them.
+func TestMarshalArgsAsEncodingJSON(t *testing.T) {
+	raws := []json.RawMessage{nil, json.RawMessage(``), json.RawMessage(`1`), json.RawMessage(`{"a":[1,"<&>\u2028"]}`), json.RawMessage(`{"a": 1}`),
+		json.RawMessage(`[1,]`), json.RawMessage("\"\xff\""), json.RawMessage(`"` + strings.Repeat("x", 1<<20) + `"`), json.RawMessage(` 1 `)}
+	values := []any{"text", "<\u2028\xff>", 1, true, nil, []int{1}}
+	for _, r := range raws {
+		values = append(values, r)
+	}
+	for i, r := range raws {
+		for j, v := range values {
+			for _, m := range []any{
+				map[string]json.RawMessage{"value": r, "k": raws[(i+j)%len(raws)]},
+				map[string]any{"value": v, "value_text": string(r)},
+			} {
+				var want bytes.Buffer
+				enc := json.NewEncoder(&want)
+				enc.SetEscapeHTML(false)
+				wantErr := enc.Encode(m)
+				got, err := MarshalArgs(m)
+				if (err != nil) != (wantErr != nil) || err == nil && string(got) != strings.TrimSuffix(want.String(), "\n") {
+					t.Errorf("MarshalArgs(%.200v) = %.200s, %v; encoding/json writes %.200s, %v", m, got, err, want.String(), wantErr)
+				}
+			}
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/internal/child"
+	"github.com/refereehq/referee/internal/compactjson"
 )
 
 // Serve speaks the adapter side of the protocol for h: it reads requests from
@@ -202,7 +202,7 @@ func requestAsWritten(line []byte) (req request, ok bool) {
 		return req, false
 	}
 	args = args[:len(args)-1]
-	if !isCompact(args) || !utf8.Valid(args) || !json.Valid(args) {
+	if !compactjson.Is(args) {
 		return req, false // the whole line may still be a request: parse it
 	}
 	return request{id: id, op: op, args: args, ok: true}, true

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
+	"github.com/refereehq/referee/internal/compactjson"
+	"github.com/refereehq/referee/internal/jsonstring"
 )
 
 // Protocol is the name and version of the adapter protocol.
@@ -104,7 +105,7 @@ func encodeRequest(id int64, op string, args []byte) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"op":`...)
-	b = appendJSONString(b, op)
+	b = jsonstring.Append(b, op)
 	b = append(b, `,"args":`...)
 	switch {
 	case len(args) == 0:
@@ -119,52 +120,6 @@ func encodeRequest(id int64, op string, args []byte) ([]byte, error) {
 		b = buf.Bytes()
 	}
 	return append(b, '}'), nil
-}
-
-// appendJSONString appends s as a JSON string, as encoding/json writes one
-// without HTML escaping: '"' and '\\' escaped; \b, \f, \n, \r and \t by
-// name and other bytes below 0x20 as \u00xx; U+2028 and U+2029 escaped;
-// each byte of invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c >= 0x20:
-				b = append(b, c)
-			case c == '\b':
-				b = append(b, `\b`...)
-			case c == '\f':
-				b = append(b, `\f`...)
-			case c == '\n':
-				b = append(b, `\n`...)
-			case c == '\r':
-				b = append(b, `\r`...)
-			case c == '\t':
-				b = append(b, `\t`...)
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, `\u202`...)
-			b = append(b, hexDigits[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }
 
 // isCompact reports whether the JSON text b has no whitespace outside its
@@ -196,22 +151,25 @@ func MarshalArgs(v any) ([]byte, error) {
 		return a, nil
 	case map[string]string:
 		// The commonest args, written without reflection.
-		var small [4]string
-		keys := small[:0]
-		for k := range a {
-			keys = append(keys, k)
+		return appendMembers(a, func(b []byte, v string) ([]byte, bool) { return jsonstring.Append(b, v), true }), nil
+	case map[string]json.RawMessage:
+		// A value that is JSON in UTF-8 is written compacted, as
+		// encoding/json writes it; any other, encoding/json writes.
+		if b := appendMembers(a, appendCompact); b != nil {
+			return b, nil
 		}
-		slices.Sort(keys)
-		b := []byte{'{'}
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
+	case map[string]any:
+		if b := appendMembers(a, func(b []byte, v any) ([]byte, bool) {
+			switch v := v.(type) {
+			case string:
+				return jsonstring.Append(b, v), true
+			case json.RawMessage:
+				return appendCompact(b, v)
 			}
-			b = appendJSONString(b, k)
-			b = append(b, ':')
-			b = appendJSONString(b, a[k])
+			return b, false
+		}); b != nil {
+			return b, nil
 		}
-		return append(b, '}'), nil
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -220,6 +178,37 @@ func MarshalArgs(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// appendMembers writes m as a JSON object of its members in key order, as
+// encoding/json writes a map, each value by value; nil when value takes
+// one it cannot write.
+func appendMembers[V any](m map[string]V, value func([]byte, V) ([]byte, bool)) []byte {
+	var small [4]string
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b := []byte{'{'}
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonstring.Append(b, k)
+		b = append(b, ':')
+		var ok bool
+		if b, ok = value(b, m[k]); !ok {
+			return nil
+		}
+	}
+	return append(b, '}')
+}
+
+// appendCompact appends v compacted when it is JSON in UTF-8
+// (compactjson.Append): what encoding/json writes of a json.RawMessage so.
+func appendCompact(b []byte, v json.RawMessage) ([]byte, bool) {
+	return compactjson.Append(b, v)
 }
 
 // decodeReply parses one reply line strictly: an object with an integer id and

@@ -37,27 +37,15 @@ die() {
   exit "${code:-1}"
 }
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/lib.sh"
+
 CALLS=${CALLS:-100000}
 RUNS=${RUNS:-5}
-for v in CALLS RUNS; do
-  case ${!v} in
-    '' | *[!0-9]* | 0) code=2 die "$v must be a positive integer, not \"${!v}\"" ;;
-  esac
-done
+bench_positive CALLS RUNS
 command -v go >/dev/null || code=2 die "go not found"
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
-if [ -n "${BENCH_DIR:-}" ]; then
-  mkdir -p "$BENCH_DIR"
-  scratch=$(cd "$BENCH_DIR" && pwd)
-else
-  scratch=$(mktemp -d)
-  trap 'rm -rf "$scratch"' EXIT
-fi
-
-(cd "$root" && go build -o "$scratch/echoadapter" ./bench/echoadapter && go build -o "$scratch/adapterbench" ./bench/adapterbench) ||
-  die "build failed"
+bench_scratch
+adapter_build
 
 configs="raw:1 raw:8 client:1 client:8"
 results="$scratch/runs.txt"
@@ -66,17 +54,15 @@ echo "adapter benchmark: $CALLS calls per run, $RUNS runs of each; $(nproc) core
 for run in $(seq "$RUNS"); do
   for c in $configs; do
     mode=${c%:*} inflight=${c#*:}
-    line=$("$scratch/adapterbench" -mode "$mode" -inflight "$inflight" -calls "$CALLS" -- "$scratch/echoadapter") ||
-      die "run $run, $mode with $inflight in flight, failed"
+    line=$(adapter_calls "$mode" "$inflight" "$CALLS")
     echo "  run $run: $line"
-    echo "$mode $inflight ${line##*calls/s=}" >>"$results"
+    echo "$mode $inflight $(calls_per_s "$line")" >>"$results"
   done
 done
 
 # median MODE INFLIGHT: the median calls/s of that configuration's runs.
 median() {
-  awk -v m="$1" -v k="$2" '$1 == m && $2 == k { print $3 }' "$results" | sort -n |
-    awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  awk -v m="$1" -v k="$2" '$1 == m && $2 == k { print $3 }' "$results" | bench_median
 }
 
 raw1=$(median raw 1) raw8=$(median raw 8) client1=$(median client 1) client8=$(median client 8)

@@ -489,12 +489,33 @@ func (p *parser) readString() (string, error) {
 		case c < 0x20:
 			return "", p.fail(i, ErrSyntax, "control character %U in string", rune(c))
 		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				return "", p.fail(i, ErrInvalidUTF8, "invalid UTF-8 byte 0x%02x in string", c)
+			j, err := p.utf8Run(i)
+			if err != nil {
+				return "", err
 			}
-			i += size
+			i = j
 		}
+	}
+}
+
+// utf8Run returns the end of the run of string content from i on: the
+// bytes other than ", \ and controls, taken whole when they are valid
+// UTF-8; else the error of its first byte that begins no character.
+func (p *parser) utf8Run(i int) (int, error) {
+	s := p.s
+	j := i
+	for j < len(s) && (s[j] >= utf8.RuneSelf || plain[s[j]]) {
+		j++
+	}
+	if utf8.ValidString(s[i:j]) {
+		return j, nil
+	}
+	for k := i; ; {
+		r, size := utf8.DecodeRuneInString(s[k:j])
+		if r == utf8.RuneError && size == 1 {
+			return 0, p.fail(k, ErrInvalidUTF8, "invalid UTF-8 byte 0x%02x in string", s[k])
+		}
+		k += size
 	}
 }
 
@@ -571,12 +592,12 @@ func (p *parser) readEscaped(start, i int) (string, error) {
 		case c < 0x20:
 			return "", p.fail(i, ErrSyntax, "control character %U in string", rune(c))
 		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				return "", p.fail(i, ErrInvalidUTF8, "invalid UTF-8 byte 0x%02x in string", c)
+			j, err := p.utf8Run(i)
+			if err != nil {
+				return "", err
 			}
-			buf = append(buf, s[i:i+size]...)
-			i += size
+			buf = append(buf, s[i:j]...)
+			i = j
 		}
 	}
 }

@@ -49,6 +49,10 @@ var rejectCases = []rejectCase{
 	{"bad byte as value", "\xff", ReadOptions{}, ErrInvalidUTF8, 0},
 	{"bad byte in array", "[1,\xff]", ReadOptions{}, ErrInvalidUTF8, 3},
 	{"bad byte after value", "1 \xc3", ReadOptions{}, ErrInvalidUTF8, 2},
+	{"bad byte after characters", "\"aé€\xffé\"", ReadOptions{}, ErrInvalidUTF8, 7},
+	{"bad byte after escaped characters", "\"\\né€\xffé\"", ReadOptions{}, ErrInvalidUTF8, 8},
+	{"cut character before quote", "[\"éé\xc3\"]", ReadOptions{}, ErrInvalidUTF8, 6},
+	{"cut character before escape", "\"é\xc3\\n\"", ReadOptions{}, ErrInvalidUTF8, 3},
 
 	// Duplicate keys.
 	{"duplicate key", `{"a": 1, "b": 2, "a": 3}`, ReadOptions{}, ErrDuplicateKey, 17},

@@ -101,7 +101,13 @@ type FuzzProof struct {
 // the entry laid out by spec.Files, held in memory with a manifest as
 // `referee fuzz --out` writes one, and loaded by def.Load.
 func FuzzChecks(def *Definition, spec *FuzzSpec, entry any) ([]Check, error) {
-	files, err := spec.Files([]any{entry})
+	return FuzzCorpusChecks(def, spec, []any{entry})
+}
+
+// FuzzCorpusChecks makes the checks of entries laid out together as one
+// corpus, as FuzzChecks does for one entry.
+func FuzzCorpusChecks(def *Definition, spec *FuzzSpec, entries []any) ([]Check, error) {
+	files, err := spec.Files(entries)
 	if err != nil {
 		return nil, err
 	}

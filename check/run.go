@@ -221,22 +221,29 @@ func Execute(ctx context.Context, target Target, checks []Check, opt Options) *E
 		wg   sync.WaitGroup
 		sem  = make(chan struct{}, parallel)
 	)
+	one := func(i int) {
+		res := runOne(ctx, target, client, &checks[i], opt)
+		if opt.Keep != nil {
+			opt.Keep(i, &res)
+		}
+		mu.Lock()
+		run.Set(i, res)
+		done++
+		if opt.Progress != nil {
+			opt.Progress(done, len(checks), res)
+		}
+		mu.Unlock()
+	}
 	for i := range checks {
+		if parallel == 1 {
+			one(i) // one at a time: on the caller's goroutine
+			continue
+		}
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			res := runOne(ctx, target, client, &checks[i], opt)
-			if opt.Keep != nil {
-				opt.Keep(i, &res)
-			}
-			mu.Lock()
-			run.Set(i, res)
-			done++
-			if opt.Progress != nil {
-				opt.Progress(done, len(checks), res)
-			}
-			mu.Unlock()
+			one(i)
 		}()
 	}
 	wg.Wait()

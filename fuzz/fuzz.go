@@ -18,7 +18,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/refereehq/referee/adapter"
@@ -466,6 +465,12 @@ type item struct {
 	vec    Vector
 	judged bool        // the vector was made and the reference passed it
 	res    [][]verdict // per live implementation, what is kept of the vector's checks' results
+	// refused is the first of the vector's checks the reference did not
+	// pass, with refusedBy its verdict, counted when the item is
+	// committed (RefusedByReference).
+	refused   bool
+	refusedBy verdict
+	ready     chan struct{} // closed once prepared (generated when need be, its vector made and judged by the reference)
 }
 
 // verdict is what the fuzzer keeps of one check's result: what the failure
@@ -509,9 +514,10 @@ func verdictOf(target, name string, r *check.Result) verdict {
 	return v
 }
 
-// generate makes input number i: the same seed and targets give the same input.
-func (e *engine) generate(i uint64) *item {
-	r := rand.New(rand.NewPCG(e.o.Seed, i))
+// generate makes input number it.index: the same seed and targets give
+// the same input.
+func (e *engine) generate(it *item) {
+	r := rand.New(rand.NewPCG(e.o.Seed, it.index))
 	w := r.IntN(e.weight)
 	ti := 0
 	for ; ti < len(e.targets)-1; ti++ {
@@ -524,7 +530,7 @@ func (e *engine) generate(i uint64) *item {
 	if t.Input != check.FuzzValue && r.IntN(4) == 0 {
 		in = Mutate(r, in, t.Input == check.FuzzText)
 	}
-	return &item{index: i, t: t, ti: ti, input: in}
+	it.t, it.ti, it.input = t, ti, in
 }
 
 // vectorName names the vector of input for target t by their digest, so
@@ -535,163 +541,6 @@ func vectorName(t *check.FuzzTarget, input []byte) string {
 	h.Write([]byte{0})
 	h.Write(input)
 	return "fuzz-" + hex.EncodeToString(h.Sum(nil))[:12]
-}
-
-// loop generates and judges inputs in batches until the count or the time
-// is reached, every implementation is gone, or ctx ends. The batches grow
-// from firstBatch to BatchSize, so that a run that ends early (a finding
-// with StopAfter, the time, ctx) has not judged a full batch past that
-// point; the inputs and their order are the same whatever the batches.
-func (e *engine) loop(ctx context.Context) {
-	start := time.Now()
-	defer func() { e.sum.Duration = time.Since(start) }()
-	var deadline time.Time
-	if e.o.Time > 0 {
-		deadline = start.Add(e.o.Time)
-	}
-	size := firstBatch
-	for next := uint64(0); ; size = min(2*size, BatchSize) {
-		n := size
-		if e.o.Count > 0 {
-			n = min(n, e.o.Count-int(next))
-		}
-		if n <= 0 || ctx.Err() != nil || len(e.live()) == 0 || (!deadline.IsZero() && time.Now().After(deadline)) || e.stopped() {
-			return
-		}
-		items := make([]*item, n)
-		for i := range items {
-			items[i] = e.generate(next + uint64(i))
-			e.sum.Targets[items[i].ti].Inputs++
-		}
-		next += uint64(n)
-		e.sum.Inputs += n
-		impls := e.live()
-		e.judge(ctx, items, impls)
-		for _, it := range items {
-			if it.judged {
-				e.sum.Judged++
-				e.sum.Targets[it.ti].Judged++
-				e.analyse(ctx, it, impls)
-			}
-		}
-		if e.o.Progress != nil {
-			e.o.Progress(Progress{Inputs: e.sum.Inputs, Total: e.o.Count, Elapsed: time.Since(start), Findings: len(e.sum.Findings)})
-		}
-	}
-}
-
-// stopped reports whether Options.StopAfter findings have been shrunk.
-func (e *engine) stopped() bool {
-	return e.o.StopAfter > 0 && len(e.sum.Findings)+len(e.sum.Gaps) >= e.o.StopAfter
-}
-
-// judge makes each item's vector, runs its checks on the reference, and
-// runs those the reference passes on every implementation in impls, each
-// implementation in its own goroutine. What is kept of each result is its
-// verdict, taken as the check ends.
-func (e *engine) judge(ctx context.Context, items []*item, impls []*implRun) {
-	var checks []check.Check
-	var owners []*item // the item of each check
-	for _, it := range items {
-		if it.name == "" {
-			it.name = vectorName(it.t, it.input)
-		}
-		entry, ok := it.t.Vector(it.name, it.input)
-		if !ok {
-			continue
-		}
-		cs, err := check.FuzzChecks(e.def, e.spec, entry)
-		if err != nil || len(cs) == 0 {
-			continue
-		}
-		vec := Vector{Entry: entry, Checks: cs}
-		it.vec = vec
-		checks = append(checks, vec.Checks...)
-		for range vec.Checks {
-			owners = append(owners, it)
-		}
-	}
-	if len(checks) == 0 {
-		return
-	}
-	ref := make([]verdict, len(checks))
-	check.Execute(ctx, e.ref, checks, check.Options{Keep: keeper(owners, ref)})
-	var passed []*item
-	var kept []check.Check
-	var keptOwners []*item
-	for off := 0; off < len(checks); {
-		it := owners[off]
-		n := len(it.vec.Checks)
-		vs := ref[off : off+n]
-		off += n
-		if i := slices.IndexFunc(vs, func(v verdict) bool { return v.status != check.Pass }); i >= 0 {
-			if ctx.Err() == nil {
-				e.sum.RefusedByReference++
-				if len(e.sum.ReferenceBugs) < 5 {
-					e.sum.ReferenceBugs = append(e.sum.ReferenceBugs, fmt.Sprintf("%s: %s on input %q: %s", vs[i].id, vs[i].status, check.Clip(string(it.input)), vs[i].reason))
-				}
-			}
-			continue
-		}
-		it.judged = true
-		it.res = make([][]verdict, len(impls))
-		passed = append(passed, it)
-		kept = append(kept, it.vec.Checks...)
-		keptOwners = append(keptOwners, owners[off-n:off]...)
-	}
-	var wg sync.WaitGroup
-	for k, ir := range impls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			vs := make([]verdict, len(kept))
-			e.execute(ctx, ir, kept, keeper(keptOwners, vs))
-			off := 0
-			for _, it := range passed {
-				it.res[k] = vs[off : off+len(it.vec.Checks)]
-				off += len(it.vec.Checks)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// keeper returns the check.Options.Keep that takes each result's verdict
-// into vs, owners being the item of each check.
-func keeper(owners []*item, vs []verdict) func(int, *check.Result) {
-	return func(i int, r *check.Result) { vs[i] = verdictOf(owners[i].t.Name, owners[i].name, r) }
-}
-
-// execute runs checks on one implementation, each result given to keep;
-// when it has given up after faults, a new connection is made for what
-// comes next.
-func (e *engine) execute(ctx context.Context, ir *implRun, checks []check.Check, keep func(int, *check.Result)) {
-	if ir.sum.Err != nil {
-		for i, c := range checks {
-			r := check.Result{ID: c.ID, Level: c.LevelOf(), Status: check.Error, Reason: check.NotRunPrefix + ir.sum.Err.Error()}
-			keep(i, &r)
-		}
-		return
-	}
-	check.Execute(ctx, ir.client, checks, check.Options{Parallel: e.o.Parallel, Keep: keep})
-	if ir.client.GaveUp() && ctx.Err() == nil {
-		ir.sum.Restarts += ir.client.Restarts()
-		ir.client.Close()
-		ir.redials++
-		var err error
-		if ir.redials > maxRedials {
-			err = fmt.Errorf("kept faulting: gave up after %d new connections", maxRedials)
-		} else if ir.client, err = adapter.Dial(ctx, ir.start, e.def.Name, e.dialOptions()); err == nil && !sameHello(ir.client.Hello(), ir.sum.Hello) {
-			err = fmt.Errorf("its hello changed after a restart")
-		}
-		if err != nil {
-			ir.sum.Err = fmt.Errorf("could not be driven: %w", err)
-			if ir.client != nil {
-				ir.client.Close()
-			}
-			ir.client = nil
-		}
-	}
 }
 
 func sameHello(a, b adapter.Hello) bool {

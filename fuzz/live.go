@@ -148,7 +148,8 @@ func (e *engine) liveLoop(ctx context.Context, lives []*liveImpl) {
 		}
 		items := make([]*item, n)
 		for i := range items {
-			items[i] = e.generate(next + uint64(i))
+			items[i] = &item{index: next + uint64(i)}
+			e.generate(items[i])
 			e.sum.Targets[items[i].ti].Inputs++
 		}
 		next += uint64(n)

@@ -1,9 +1,12 @@
 package fuzz_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -377,6 +380,64 @@ func TestUsage(t *testing.T) {
 			var ue *check.UsageError
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &ue) {
 				t.Errorf("got %v, want a usage error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSameCorpusWhateverInFlight: inputs are prepared ahead by several
+// workers and judged with several calls in flight, yet two runs of one
+// seed, one call in flight and the most the implementation allows, find,
+// count and write the same: the same summary (but for the clock) and the
+// same corpus, byte for byte; in process and over stdio.
+func TestSameCorpusWhateverInFlight(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		def   *check.Definition
+		spec  func(t *testing.T) check.Spec
+		count int
+	}{
+		{&jcs.Definition, func(*testing.T) check.Spec { return check.Spec{Mode: "go-float"} }, 600},
+		{&crosslink.Definition, func(t *testing.T) check.Spec { return child(t, "crosslink", "html-escape") }, 300},
+	} {
+		t.Run(tc.def.Name, func(t *testing.T) {
+			t.Parallel()
+			var texts []string
+			var corpora []map[string]string
+			for _, parallel := range []int{1, 0} {
+				out := filepath.Join(t.TempDir(), "found")
+				s, err := fuzz.Campaign(t.Context(), tc.def, []fuzz.Impl{{Spec: tc.spec(t)}}, fuzz.Options{Seed: 3, Count: tc.count, Parallel: parallel, Out: out, Tool: tool})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(s.Findings) == 0 {
+					t.Fatalf("no finding in %d inputs", tc.count)
+				}
+				var text bytes.Buffer
+				if err := fuzz.WriteText(&text, s, out); err != nil {
+					t.Fatal(err)
+				}
+				_, rest, _ := strings.Cut(text.String(), "\n") // the first line has the clock
+				texts = append(texts, strings.ReplaceAll(rest, out, "OUT"))
+				files := map[string]string{}
+				err = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+					if err != nil || d.IsDir() {
+						return err
+					}
+					b, err := os.ReadFile(p)
+					files[strings.TrimPrefix(p, out)] = string(b)
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				corpora = append(corpora, files)
+			}
+			if texts[0] != texts[1] {
+				t.Errorf("one call in flight:\n%s\nseveral:\n%s", texts[0], texts[1])
+			}
+			if !maps.Equal(corpora[0], corpora[1]) {
+				t.Errorf("the corpora written differ: %d files and %d", len(corpora[0]), len(corpora[1]))
 			}
 		})
 	}

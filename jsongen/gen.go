@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/refereehq/referee/canon"
 )
@@ -234,75 +235,79 @@ const (
 	numUnitClasses
 )
 
-// unit returns one string unit of class c.
-func unit(r *rand.Rand, c unitClass) string {
-	esc := func(x rune) string {
-		h := strconv.FormatInt(int64(x), 16)
-		h = strings.Repeat("0", 4-len(h)) + h
-		if r.IntN(3) == 0 {
-			h = strings.ToUpper(h)
-		}
-		return `\u` + h
-	}
-	maybeEsc := func(x rune) string {
-		if r.IntN(4) == 0 {
-			return esc(x)
-		}
-		return string(x)
-	}
+// appendUnit appends one string unit of class c to b.
+func appendUnit(b []byte, r *rand.Rand, c unitClass) []byte {
 	switch c {
 	case classASCII:
-		return string(pick(r, []byte("abcxyzABCXYZ0189")))
+		return append(b, pick(r, []byte("abcxyzABCXYZ0189")))
 	case classPunct:
-		return maybeEsc(rune(pick(r, []byte("/<>&'`!#$%()*+,-.:;=?@[]^_{|}~ \x7f"))))
+		return appendMaybeEsc(b, r, rune(pick(r, []byte("/<>&'`!#$%()*+,-.:;=?@[]^_{|}~ \x7f"))))
 	case classQuote:
 		if r.IntN(5) == 0 {
-			return esc(pick(r, []rune{'"', '\\'}))
+			return appendEsc(b, r, pick(r, []rune{'"', '\\'}))
 		}
-		return pick(r, []string{`\"`, `\\`})
+		return append(b, pick(r, []string{`\"`, `\\`})...)
 	case classControl:
 		x := rune(r.IntN(0x20))
 		switch x {
 		case '\b', '\t', '\n', '\f', '\r':
 			if r.IntN(3) > 0 {
-				return map[rune]string{'\b': `\b`, '\t': `\t`, '\n': `\n`, '\f': `\f`, '\r': `\r`}[x]
+				return append(b, '\\', "btn\x00fr"[x-'\b'])
 			}
 		}
-		return esc(x)
+		return appendEsc(b, r, x)
 	case classEscaped:
 		if r.IntN(3) == 0 {
-			return `\/`
+			return append(b, `\/`...)
 		}
-		return esc(rune(pick(r, []byte("aZ09 ~"))))
+		return appendEsc(b, r, rune(pick(r, []byte("aZ09 ~"))))
 	case classLatin:
-		return maybeEsc(pick(r, []rune{0x80, 0x9f, 0xa9, 0xe9, 0xff, 0x100, 0x3a9, 0x5d0, 0x7ff, rune(0x80 + r.IntN(0x780))}))
+		return appendMaybeEsc(b, r, pick(r, []rune{0x80, 0x9f, 0xa9, 0xe9, 0xff, 0x100, 0x3a9, 0x5d0, 0x7ff, rune(0x80 + r.IntN(0x780))}))
 	case classBMP:
 		x := pick(r, []rune{0x800, 0x20ac, 0x4e2d, 0xd7ff, 0xe000, 0xf8ff, 0xfb01, 0xfffd, 0xfffe, 0xffff, rune(0x800 + r.IntN(0xd000))})
 		if x >= 0xd800 && x <= 0xdfff {
 			x = 0x3042
 		}
-		return maybeEsc(x)
+		return appendMaybeEsc(b, r, x)
 	case classSeparator:
-		return maybeEsc(pick(r, []rune{0x2028, 0x2029, 0xfeff, 0xa0, 0x85, 0x200b}))
+		return appendMaybeEsc(b, r, pick(r, []rune{0x2028, 0x2029, 0xfeff, 0xa0, 0x85, 0x200b}))
 	case classSupplementary:
 		x := pick(r, []rune{0x10000, 0x1f600, 0x1d11e, 0x20000, 0x10ffff, rune(0x10000 + r.IntN(0x100000))})
 		if r.IntN(3) == 0 {
 			hi, lo := 0xd800+(x-0x10000)>>10, 0xdc00+(x-0x10000)&0x3ff
-			return esc(hi) + esc(lo)
+			return appendEsc(appendEsc(b, r, hi), r, lo)
 		}
-		return string(x)
+		return utf8.AppendRune(b, x)
 	}
 	// A lone surrogate: high or low alone, a low before a high, two highs.
 	hi, lo := rune(0xd800+r.IntN(0x400)), rune(0xdc00+r.IntN(0x400))
 	switch r.IntN(4) {
 	case 0:
-		return esc(hi)
+		return appendEsc(b, r, hi)
 	case 1:
-		return esc(lo)
+		return appendEsc(b, r, lo)
 	case 2:
-		return esc(lo) + esc(hi)
+		return appendEsc(appendEsc(b, r, lo), r, hi)
 	}
-	return esc(hi) + esc(hi)
+	return appendEsc(appendEsc(b, r, hi), r, hi)
+}
+
+// appendEsc appends x, at most U+FFFF, as a \u escape, its hex digits in
+// upper case one time in three.
+func appendEsc(b []byte, r *rand.Rand, x rune) []byte {
+	digits := "0123456789abcdef"
+	if r.IntN(3) == 0 {
+		digits = "0123456789ABCDEF"
+	}
+	return append(b, '\\', 'u', digits[x>>12&0xf], digits[x>>8&0xf], digits[x>>4&0xf], digits[x&0xf])
+}
+
+// appendMaybeEsc appends x as a \u escape one time in four, else raw.
+func appendMaybeEsc(b []byte, r *rand.Rand, x rune) []byte {
+	if r.IntN(4) == 0 {
+		return appendEsc(b, r, x)
+	}
+	return utf8.AppendRune(b, x)
 }
 
 // String returns a JSON string lexeme, quotes included, mixing characters
@@ -327,9 +332,9 @@ func stringLexeme(r *rand.Rand, lone bool, n int) string {
 	}
 	// Most strings draw from one or two classes, so that a finding's
 	// shrunk input names the class that matters.
-	classes := []unitClass{unitClass(r.IntN(int(numUnitClasses))), unitClass(r.IntN(int(numUnitClasses)))}
-	var b strings.Builder
-	b.WriteByte('"')
+	classes := [2]unitClass{unitClass(r.IntN(int(numUnitClasses))), unitClass(r.IntN(int(numUnitClasses)))}
+	b := make([]byte, 1, 2+2*n)
+	b[0] = '"'
 	for range n {
 		c := classes[r.IntN(len(classes))]
 		if r.IntN(3) == 0 {
@@ -338,10 +343,9 @@ func stringLexeme(r *rand.Rand, lone bool, n int) string {
 		if c == classLoneSurrogate && !lone {
 			c = classSupplementary
 		}
-		b.WriteString(unit(r, c))
+		b = appendUnit(b, r, c)
 	}
-	b.WriteByte('"')
-	return b.String()
+	return string(append(b, '"'))
 }
 
 // keyDictionary holds member names that mean something to some host

@@ -220,6 +220,7 @@ func runFuzz(ctx context.Context, e *env, def *check.Definition, o *fuzzOptions)
 	if err != nil {
 		return err
 	}
+	collectForThroughput()
 	opts := fuzz.Options{
 		Seed: o.seed, Count: o.count, Time: o.time, Targets: o.targets, Parallel: o.parallel, Timeout: o.timeout,
 		Out: o.out, Corpus: o.corpus, Tool: report.Tool{Name: "referee", Version: versionString()},

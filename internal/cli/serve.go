@@ -76,6 +76,7 @@ func newServeSuiteCmd(e *env, def *check.Definition) *cobra.Command {
 			return usageError("%v", err)
 		}
 		if addr == "" {
+			collectForThroughput()
 			return adapter.Serve(cmd.Context(), h, e.stdin, e.stdout)
 		}
 		return httpserve.Serve(cmd.Context(), addr, def.Name, adapter.ServeHTTP(h), e.stderr)

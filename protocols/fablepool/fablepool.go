@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/refereehq/referee/canon"
 )
@@ -98,7 +99,38 @@ func PublicKey(seed []byte) ([]byte, error) {
 	if len(seed) != ed25519.SeedSize {
 		return nil, fmt.Errorf("fablepool: seed is %d bytes, want %d", len(seed), ed25519.SeedSize)
 	}
-	return ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey), nil
+	return keyOf(seed).Public().(ed25519.PublicKey), nil
+}
+
+// keys holds the keys derived from the seeds last signed with: deriving
+// one is a scalar multiplication, and a corpus or a fuzz run signs with a
+// few seeds many times.
+var keys struct {
+	sync.Mutex
+	m map[[ed25519.SeedSize]byte]ed25519.PrivateKey
+}
+
+// maxKeys bounds keys: when it is full, it is emptied.
+const maxKeys = 1024
+
+// keyOf is ed25519.NewKeyFromSeed(seed), seed being of SeedSize bytes,
+// derived once while it is in keys.
+func keyOf(seed []byte) ed25519.PrivateKey {
+	s := [ed25519.SeedSize]byte(seed)
+	keys.Lock()
+	k, ok := keys.m[s]
+	keys.Unlock()
+	if ok {
+		return k
+	}
+	k = ed25519.NewKeyFromSeed(seed)
+	keys.Lock()
+	if len(keys.m) >= maxKeys || keys.m == nil {
+		keys.m = make(map[[ed25519.SeedSize]byte]ed25519.PrivateKey)
+	}
+	keys.m[s] = k
+	keys.Unlock()
+	return k
 }
 
 // Sign signs message with pure Ed25519 (no prehash, no context).
@@ -106,7 +138,7 @@ func Sign(seed, message []byte) ([]byte, error) {
 	if len(seed) != ed25519.SeedSize {
 		return nil, fmt.Errorf("fablepool: seed is %d bytes, want %d", len(seed), ed25519.SeedSize)
 	}
-	return ed25519.Sign(ed25519.NewKeyFromSeed(seed), message), nil
+	return ed25519.Sign(keyOf(seed), message), nil
 }
 
 // Verify reports whether sig is a valid pure Ed25519 signature of message by

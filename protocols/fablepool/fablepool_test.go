@@ -1,6 +1,9 @@
 package fablepool
 
 import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -207,5 +210,19 @@ func FuzzVerifyOp(f *testing.F) {
 func TestOpFields(t *testing.T) {
 	if want := append(slices.Clone(BodyFields), "id", "sig"); !slices.Equal(OpFields, want) {
 		t.Errorf("OpFields = %q, want %q", OpFields, want)
+	}
+}
+
+// TestKeyOf: a key taken from the cache is the key the seed derives, for
+// more seeds than the cache holds, each asked twice.
+func TestKeyOf(t *testing.T) {
+	for round := range 2 {
+		for i := range maxKeys + 10 {
+			seed := make([]byte, ed25519.SeedSize)
+			binary.BigEndian.PutUint32(seed, uint32(i))
+			if got, want := keyOf(seed), ed25519.NewKeyFromSeed(seed); !bytes.Equal(got, want) {
+				t.Fatalf("round %d, seed %d: %x, want %x", round, i, got, want)
+			}
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/compactjson"
 	pc "github.com/refereehq/referee/protocols/cdc"
 )
 
@@ -491,6 +492,9 @@ func (cp *Corpus) supplementChecks(sc SupplementCase) []check.Check {
 
 // compactRaw is raw without white space between tokens.
 func compactRaw(raw json.RawMessage) json.RawMessage {
+	if b, ok := compactjson.Append(nil, raw); ok {
+		return b // what json.Compact makes of JSON in UTF-8
+	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
 		return raw

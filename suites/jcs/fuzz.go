@@ -11,6 +11,7 @@ import (
 	"github.com/refereehq/referee/canon"
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
+	"github.com/refereehq/referee/internal/jsonstring"
 	"github.com/refereehq/referee/jsongen"
 )
 
@@ -59,11 +60,11 @@ func fuzzVector(name string, input []byte) (any, bool) {
 		v.InputHex = &h
 		op, arg = OpBytes, "value_hex"
 	}
-	args, err := json.Marshal(map[string]string{arg: deref(v.Input, v.InputHex)})
-	if err != nil {
+	out, rejected, ok := referenceOutput(op, arg, input, deref(v.Input, v.InputHex))
+	if !ok {
 		return nil, false
 	}
-	if out, aerr := fuzzReference.Handle(context.Background(), op, args); aerr != nil {
+	if rejected {
 		v.Reject = true
 		if _, err := canon.Parse(input, canon.ReadOptions{Duplicates: canon.LastWins}); err != nil {
 			if reading, err := relaxJSON(input); err == nil {
@@ -73,11 +74,7 @@ func fuzzVector(name string, input []byte) (any, bool) {
 			}
 		}
 	} else {
-		ok, err := canon.Parse(out, canon.ReadOptions{})
-		if err != nil || ok.Kind != canon.String {
-			return nil, false
-		}
-		v.Output = &ok.Str
+		v.Output = &out
 	}
 	if v.Lenient != nil {
 		var l [][]byte
@@ -89,6 +86,35 @@ func fuzzVector(name string, input []byte) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// referenceOutput is the reference's answer to op with args {arg: text}
+// (input, as sent): the canonical text, or a rejection; ok is false when
+// the answer is neither. A canonical text in UTF-8, what the reference
+// makes of any input it accepts, is taken as it comes; the reply the
+// reference's Handle makes of it is that text as a JSON string. Another is
+// asked of Handle and read back from its reply.
+func referenceOutput(op, arg string, input []byte, text string) (out string, rejected, ok bool) {
+	canonical, err := fuzzReference.canonicalize(input)
+	if err != nil {
+		return "", true, true
+	}
+	if utf8.Valid(canonical) {
+		return string(canonical), false, true
+	}
+	args, err := json.Marshal(map[string]string{arg: text})
+	if err != nil {
+		return "", false, false
+	}
+	reply, aerr := fuzzReference.Handle(context.Background(), op, args)
+	if aerr != nil {
+		return "", true, true
+	}
+	v, err := canon.Parse(reply, canon.ReadOptions{})
+	if err != nil || v.Kind != canon.String {
+		return "", false, false
+	}
+	return v.Str, false, true
 }
 
 func deref(a, b *string) string {
@@ -108,5 +134,55 @@ func fuzzDoc(entries []any) ([]byte, error) {
 		}
 		doc.Vectors = append(doc.Vectors, v)
 	}
-	return corpus.MarshalJSON(doc)
+	if len(doc.Vectors) == 0 {
+		return corpus.MarshalJSON(doc)
+	}
+	return appendDoc(nil, &doc), nil
+}
+
+// appendDoc appends doc, of one vector or more, as corpus.MarshalJSON
+// writes it (the same bytes), without reflection: the engine lays out
+// every vector it makes.
+func appendDoc(b []byte, doc *vectorsDoc) []byte {
+	b = append(b, "{\n  \"format\": "...)
+	b = jsonstring.Append(b, doc.Format)
+	b = append(b, ",\n  \"vectors\": ["...)
+	member := func(key string) { b = append(append(append(b, ",\n      \""...), key...), "\": "...) }
+	for i := range doc.Vectors {
+		v := &doc.Vectors[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    {\n      \"name\": "...)
+		b = jsonstring.Append(b, v.Name)
+		member("doc")
+		b = jsonstring.Append(b, v.Doc)
+		for _, m := range []struct {
+			key string
+			val *string
+		}{{"input", v.Input}, {"input_hex", v.InputHex}, {"output", v.Output}} {
+			if m.val != nil {
+				member(m.key)
+				b = jsonstring.Append(b, *m.val)
+			}
+		}
+		if v.Reject {
+			member("reject")
+			b = append(b, "true"...)
+		}
+		if len(v.Lenient) > 0 {
+			member("lenient_outputs")
+			b = append(b, '[')
+			for j, l := range v.Lenient {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, "\n        "...)
+				b = jsonstring.Append(b, l)
+			}
+			b = append(b, "\n      ]"...)
+		}
+		b = append(b, "\n    }"...)
+	}
+	return append(b, "\n  ]\n}\n"...)
 }

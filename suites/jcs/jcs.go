@@ -150,7 +150,7 @@ type vector struct {
 func loadVectors(c *corpus.Corpus) ([]check.Check, error) {
 	if f, err := c.FS.Open(VectorsFile); err == nil {
 		if ra, ok := f.(io.ReaderAt); ok {
-			if checks, ok := indexVectors(c.Name, f, ra); ok {
+			if checks, ok := indexFile(c.Name, f, ra); ok {
 				return checks, nil // f stays open: the checks read it
 			}
 		}
@@ -732,12 +732,7 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 			return nil, &adapter.Error{Code: "bad_args", Message: "args.value_hex is not hex"}
 		}
 	}
-	var out []byte
-	if h.mode == nil {
-		out, err = canon.JCS.Canonicalize(input, canon.ReadOptions{})
-	} else {
-		out, err = h.mode.canonicalize(input)
-	}
+	out, err := h.canonicalize(input)
 	if err != nil {
 		return nil, &adapter.Error{Code: errorCode(err), Message: err.Error()}
 	}
@@ -746,6 +741,15 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 		return nil, &adapter.Error{Code: "internal", Message: err.Error()}
 	}
 	return text, nil
+}
+
+// canonicalize is what h makes of input: its canonical text, or the error
+// it rejects it with.
+func (h *Handler) canonicalize(input []byte) ([]byte, error) {
+	if h.mode == nil {
+		return canon.JCS.Canonicalize(input, canon.ReadOptions{})
+	}
+	return h.mode.canonicalize(input)
 }
 
 func errorCode(err error) string {

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# fuzz.sh: the fuzzer's throughput against the adapter boundary's.
+#
+# It builds referee, and the echo adapter and driver of bench/adapter.sh
+# (bench/lib.sh), then, RUNS times, round-robin, measures
+#
+#   adapter client      referee's adapter client with 8 calls in flight
+#                       against the trivial echo adapter (as bench/adapter.sh
+#                       does), in calls/s
+#   SUITE in process    referee fuzz SUITE --time TIME, the built-in
+#                       implementation in referee's process, in inputs/s
+#   SUITE over stdio    referee fuzz SUITE --time TIME -- referee serve SUITE,
+#                       in inputs/s
+#
+# for every suite in SUITES. Each fuzz run must exit 0 (the reference does
+# not diverge from itself). It prints every run, the medians side by side,
+# and last the line
+#
+#   fuzz/adapter ratio=R
+#
+# where R is jcs's median inputs/s over stdio over the adapter client's
+# median calls/s, to two decimals. The goal is R >= 0.25.
+#
+# Usage: bench/fuzz.sh          (from anywhere)
+#   RUNS=3         runs of each (the median is reported)
+#   TIME=5s        how long each fuzz run generates inputs (--time)
+#   COUNT=N        bound each fuzz run by N inputs (--count) instead
+#   CALLS=100000   calls per adapter client run
+#   SUITES="jcs crosslink fablepool cdc cgp-vectors"   (jcs is always measured)
+#   REFEREE=PATH   measure this referee binary instead of building one
+#   BENCH_DIR=DIR  where the binaries go; kept afterwards (default: a
+#                  mktemp -d, removed on exit)
+#
+# Exit status: 0 when every run completed (whether or not the goal is met),
+# 1 when a run failed, 2 when Go is missing or a setting is not valid.
+set -euo pipefail
+
+die() {
+  echo "bench/fuzz.sh: $*" >&2
+  exit "${code:-1}"
+}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/lib.sh"
+
+RUNS=${RUNS:-3}
+CALLS=${CALLS:-100000}
+TIME=${TIME:-5s}
+COUNT=${COUNT:-}
+SUITES=${SUITES:-jcs crosslink fablepool cdc cgp-vectors}
+bench_positive RUNS CALLS
+[ -z "$COUNT" ] || bench_positive COUNT
+case " $SUITES " in *" jcs "*) ;; *) SUITES="jcs $SUITES" ;; esac
+command -v go >/dev/null || code=2 die "go not found"
+bench_scratch
+adapter_build
+if [ -n "${REFEREE:-}" ]; then
+  referee=$REFEREE
+  [ -x "$referee" ] || code=2 die "REFEREE=$referee is not an executable"
+else
+  (cd "$root" && go build -o "$scratch/referee" ./cmd/referee) || die "building referee failed"
+  referee=$scratch/referee
+fi
+bound=(--time "$TIME")
+[ -z "$COUNT" ] || bound=(--count "$COUNT")
+
+# fuzzrate SUITE [-- ADAPTER...]: one fuzz run's inputs/s, from its first
+# line "referee fuzz SUITE: seed 1, N inputs in Ds (R inputs/s), ...".
+fuzzrate() {
+  local suite=$1 rc=0 first
+  shift
+  "$referee" fuzz "$suite" "${bound[@]}" "$@" >"$scratch/out" 2>"$scratch/err" || rc=$?
+  if [ "$rc" != 0 ]; then
+    tail -5 "$scratch/out" "$scratch/err" >&2
+    die "referee fuzz $suite $* exited $rc, want 0"
+  fi
+  first=$(head -1 "$scratch/out")
+  case $first in
+    *" inputs/s)"*) ;;
+    *) die "referee fuzz $suite $*: no rate in \"$first\"" ;;
+  esac
+  first=${first%% inputs/s)*}
+  echo "${first##*(}"
+}
+
+results="$scratch/fuzzruns.txt"
+: >"$results"
+echo "fuzz benchmark: ${bound[*]} per fuzz run, $CALLS adapter calls, $RUNS runs of each; $(nproc) cores, $(go version | cut -d' ' -f3)"
+echo "referee: $("$referee" version | head -1)"
+for run in $(seq "$RUNS"); do
+  line=$(adapter_calls client 8 "$CALLS")
+  echo "  run $run: adapter $line"
+  echo "adapter client $(calls_per_s "$line")" >>"$results"
+  for s in $SUITES; do
+    p=$(fuzzrate "$s")
+    o=$(fuzzrate "$s" -- "$referee" serve "$s")
+    echo "  run $run: $s in process $p inputs/s, over stdio $o inputs/s"
+    echo "$s in-process $p" >>"$results"
+    echo "$s stdio $o" >>"$results"
+  done
+done
+
+median() { awk -v a="$1" -v b="$2" '$1 == a && $2 == b { print $3 }' "$results" | bench_median; }
+
+client=$(median adapter client)
+echo
+echo "median                   in process    over stdio   (inputs/s)"
+for s in $SUITES; do
+  printf '  %-20s %12s  %12s\n' "$s" "$(median "$s" in-process)" "$(median "$s" stdio)"
+done
+printf '  %-20s %12s  %12s   (calls/s, 8 in flight)\n' "adapter client" "" "$client"
+awk -v f="$(median jcs stdio)" -v c="$client" 'BEGIN { printf "fuzz/adapter ratio=%.2f\n", f / c }'
