@@ -88,18 +88,26 @@ func isVectorName(n string) bool {
 	return true
 }
 
-// ownerOf returns the index of the vector a check's ID names: the one
-// segment of the ID that is a vector's name, alone or followed by "-".
+// ownerOf returns the index of the vector a check's ID names: the vector
+// name ("fuzz-" and twelve hex digits) the ID holds, as a segment or in one
+// ("cdc/invalid/agent-lease.fuzz-1a393aea94bc"); false when it holds none
+// of index's, or two.
 func ownerOf(id string, index map[string]int) (int, bool) {
-	owner, found := -1, 0
-	for seg := range strings.SplitSeq(id, "/") {
-		if len(seg) < nameLen || (len(seg) > nameLen && seg[nameLen] != '-') {
-			continue
+	owner := -1
+	for rest := id; ; {
+		i := strings.Index(rest, "fuzz-")
+		if i < 0 {
+			break
 		}
-		if i, ok := index[seg[:nameLen]]; ok {
-			owner = i
-			found++
+		if i+nameLen <= len(rest) {
+			if j, ok := index[rest[i:i+nameLen]]; ok {
+				if owner >= 0 && owner != j {
+					return -1, false
+				}
+				owner = j
+			}
 		}
+		rest = rest[i+1:]
 	}
-	return owner, found == 1
+	return owner, owner >= 0
 }

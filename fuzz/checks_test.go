@@ -21,14 +21,18 @@ import (
 func TestChecksTogetherAsAlone(t *testing.T) {
 	t.Parallel()
 	for _, def := range suites.All() {
-		if def.Fuzz == nil {
-			continue
+		if def.Fuzz == nil || def.Live {
+			continue // a live suite's sessions are judged one by one (liveVector)
 		}
 		t.Run(def.Name, func(t *testing.T) {
 			t.Parallel()
 			loaded, err := def.Load(check.LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
+			}
+			spec := def.Fuzz
+			if loaded.Fuzz != nil {
+				spec = loaded.Fuzz
 			}
 			clients := map[string]*adapter.Client{}
 			modes := []string{""}
@@ -47,8 +51,8 @@ func TestChecksTogetherAsAlone(t *testing.T) {
 				defer c.Close()
 				clients[m] = c
 			}
-			for ti := range def.Fuzz.Targets {
-				tg := &def.Fuzz.Targets[ti]
+			for ti := range spec.Targets {
+				tg := &spec.Targets[ti]
 				if tg.Name == "frame-size" {
 					continue // megabytes an input; its vectors are as small as the others
 				}
@@ -69,17 +73,17 @@ func TestChecksTogetherAsAlone(t *testing.T) {
 					t.Fatalf("%s: %d vectors of 48 inputs", tg.Name, len(entries))
 				}
 				names, entries = distinct(names, entries)
-				if _, ok := together(def, def.Fuzz, names, entries); !ok {
+				if _, ok := together(def, spec, names, entries); !ok {
 					t.Errorf("%s: %d vectors could not be read together", tg.Name, len(entries))
 				}
 				// A name twice cannot be read together: halves, then alone.
-				dup := checksOf(def, def.Fuzz, []string{names[0], names[1], names[0]}, []any{entries[0], entries[1], entries[0]})
+				dup := checksOf(def, spec, []string{names[0], names[1], names[0]}, []any{entries[0], entries[1], entries[0]})
 				if got, want := describe(t, clients, dup[2]), describe(t, clients, dup[0]); got != want || len(dup[2]) == 0 {
 					t.Errorf("%s: a vector twice: %s\nand\n%s", tg.Name, got, want)
 				}
-				together := checksOf(def, def.Fuzz, names, entries)
+				together := checksOf(def, spec, names, entries)
 				for i, e := range entries {
-					alone, err := check.FuzzChecks(def, def.Fuzz, e)
+					alone, err := check.FuzzChecks(def, spec, e)
 					if err != nil {
 						alone = nil
 					}
