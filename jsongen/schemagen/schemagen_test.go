@@ -176,7 +176,7 @@ func TestInstanceDeterministic(t *testing.T) {
 		}
 		return b.String()
 	}
-	if draw() != draw() {
+	if first, second := draw(), draw(); first != second {
 		t.Error("two draws from the same seed differ")
 	}
 	if _, ok := s.Instance(rand.New(rand.NewPCG(1, 1)), "nothing", nil); ok {
