@@ -473,9 +473,7 @@ func (p *parser) readString() (string, error) {
 	start := p.pos + 1
 	i := start
 	for {
-		for i < len(s) && plain[s[i]] {
-			i++
-		}
+		i = plainEnd(s, i)
 		if i >= len(s) {
 			return "", p.fail(i, ErrSyntax, "unexpected end of input in string")
 		}
@@ -525,10 +523,7 @@ func (p *parser) readEscaped(start, i int) (string, error) {
 	s := p.s
 	buf := append(p.buf[:0], s[start:i]...)
 	for {
-		j := i
-		for j < len(s) && plain[s[j]] {
-			j++
-		}
+		j := plainEnd(s, i)
 		buf = append(buf, s[i:j]...)
 		i = j
 		if i >= len(s) {

@@ -1,6 +1,9 @@
 package canon
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestTables holds the escape tables, laid out by hand as data, to the
 // rules they stand for.
@@ -19,6 +22,27 @@ func TestTables(t *testing.T) {
 		}
 		if shortEscape[c] != want {
 			t.Errorf("shortEscape[%#02x] = %q, want %q", c, shortEscape[c], want)
+		}
+	}
+}
+
+// TestPlainEnd: plainEnd stops where a byte at a time stops, whatever
+// non-plain byte comes at whatever offset of an eight-byte word.
+func TestPlainEnd(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			for start := range 3 {
+				b := []byte(strings.Repeat("abcdefgh", 4))
+				b[start+at] = byte(c)
+				s := string(b)
+				want := start
+				for want < len(s) && plain[s[want]] {
+					want++
+				}
+				if got := plainEnd(s, start); got != want {
+					t.Fatalf("byte %#02x at %d from %d: %d, want %d", c, at, start, got, want)
+				}
+			}
 		}
 	}
 }

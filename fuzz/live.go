@@ -72,6 +72,11 @@ func liveCampaign(ctx context.Context, def *check.Definition, impls []Impl, o Op
 		if err := validSpec(def, im.Spec); err != nil {
 			return nil, err
 		}
+		if def.Validate != nil {
+			if err := def.Validate(im.Spec); err != nil {
+				return nil, err // nothing is sent to a URL the suite refuses
+			}
+		}
 		if im.Name != "" && seen[im.Name] {
 			return nil, check.Usagef("fuzz: two implementations named %q", im.Name)
 		}

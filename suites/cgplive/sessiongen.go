@@ -75,13 +75,9 @@ func (g *gen) step(i int) Step {
 	case w < 34:
 		return g.query()
 	case w < 48:
-		if s, ok := g.anchored(); ok {
-			return s
-		}
+		return g.anchored()
 	case w < 58:
-		if s, ok := g.edge(); ok {
-			return s
-		}
+		return g.edge()
 	case w < 72:
 		return Step{Verify: &VerifyStep{Step: g.earlier(), Change: g.changes(), Unknown: pick(r, []int{0, 0, 0, 1, 2})}}
 	case w < 84:
@@ -131,7 +127,7 @@ func (g *gen) changes() []int {
 
 // anchored is an earlier query again, anchored on a frame of its reply
 // (most often the one it ranked last) with a smaller max_frames.
-func (g *gen) anchored() (Step, bool) {
+func (g *gen) anchored() Step {
 	k := g.earlier()
 	a := &AnchorStep{FrameRef: FrameRef{Step: k, Frame: pick(g.r, []int{0, 0, 0, 1, 2})}, MaxFrames: uint32(1 + g.r.IntN(3)), MaxTokens: 4096}
 	if src := g.steps[k]; src.Query != nil && g.r.IntN(3) > 0 {
@@ -143,19 +139,19 @@ func (g *gen) anchored() (Step, bool) {
 	if g.r.IntN(4) == 0 {
 		s.ID = g.id()
 	}
-	return s, true
+	return s
 }
 
 // edge is a query pinned at a validity bound of a frame an earlier reply
 // served, or just beside it.
-func (g *gen) edge() (Step, bool) {
+func (g *gen) edge() Step {
 	s := g.query()
 	s.AsOfEdge = &Edge{
 		FrameRef: FrameRef{Step: g.earlier(), Frame: g.r.IntN(3)},
 		Bound:    pick(g.r, []string{"valid_from", "valid_to"}),
 		ShiftMS:  pick(g.r, []int64{0, 0, -1, 1, -500, 500, -1000, 1000, -86_400_000}),
 	}
-	return s, true
+	return s
 }
 
 // words are query terms the reference provider's documents hold.
