@@ -20,8 +20,11 @@ import (
 // declared_hash and signature the vector computes, and up to two changes
 // to make after signing (see tamperOf).
 func (m *fuzzMaterial) signInput(r *rand.Rand) []byte {
+	if m.load() != nil { // load first: another worker may be loading m
+		return []byte(`{}`)
+	}
 	leases := m.seeds["agent-lease"]
-	if m.load() != nil || m.gen == nil || len(leases) == 0 {
+	if m.gen == nil || len(leases) == 0 {
 		return []byte(`{}`)
 	}
 	var declared canon.Value

@@ -283,8 +283,11 @@ func (w *fuzzWords) command(r *rand.Rand) string {
 // half of its entries from the parent's, or from variants of them, so that
 // the two meet at the containment rules often.
 func (m *fuzzMaterial) narrowInput(r *rand.Rand) []byte {
-	w := m.words
-	if m.load() != nil || w == nil {
+	var w *fuzzWords
+	if m.load() == nil { // load first: another worker may be loading m.words
+		w = m.words
+	}
+	if w == nil {
 		w = newFuzzWords(nil)
 	}
 	parent, lists := fuzzManifest(r, w, true, nil)
