@@ -564,9 +564,18 @@ func Spaced(r *rand.Rand, n *Node) []byte { return spaced(r, n, nil) }
 
 // spaced appends n's text with random JSON whitespace between tokens to dst.
 func spaced(r *rand.Rand, n *Node, dst []byte) []byte {
+	return SpacedWith(r, n, dst, jsonSpace)
+}
+
+// jsonSpace is the whitespace spaced draws from, line ends included.
+var jsonSpace = []string{" ", "\t", "\n", "\r\n", "  "}
+
+// SpacedWith appends n's text to dst with whitespace drawn from space between
+// tokens, a third of the time at each place.
+func SpacedWith(r *rand.Rand, n *Node, dst []byte, space []string) []byte {
 	ws := func() {
 		if r.IntN(3) == 0 {
-			dst = append(dst, pick(r, []string{" ", "\t", "\n", "\r\n", "  "})...)
+			dst = append(dst, pick(r, space)...)
 		}
 	}
 	ws()
@@ -577,7 +586,7 @@ func spaced(r *rand.Rand, n *Node, dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = spaced(r, e, dst)
+			dst = SpacedWith(r, e, dst, space)
 		}
 		ws()
 		dst = append(dst, ']')
@@ -591,7 +600,7 @@ func spaced(r *rand.Rand, n *Node, dst []byte) []byte {
 			dst = append(dst, k...)
 			ws()
 			dst = append(dst, ':')
-			dst = spaced(r, n.Vals[i], dst)
+			dst = SpacedWith(r, n.Vals[i], dst, space)
 		}
 		ws()
 		dst = append(dst, '}')

@@ -141,42 +141,7 @@ func respellNum(r *rand.Rand, lex string) string {
 // spacedLine writes n with spaces and tabs between tokens (no line ends:
 // it is one line).
 func spacedLine(r *rand.Rand, n *jsongen.Node, dst []byte) []byte {
-	ws := func() {
-		if r.IntN(3) == 0 {
-			dst = append(dst, pick(r, []string{" ", "\t", "  "})...)
-		}
-	}
-	ws()
-	switch n.Kind {
-	case canon.Array:
-		dst = append(dst, '[')
-		for i, e := range n.Elems {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = spacedLine(r, e, dst)
-		}
-		ws()
-		dst = append(dst, ']')
-	case canon.Object:
-		dst = append(dst, '{')
-		for i, k := range n.Keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			ws()
-			dst = append(dst, k...)
-			ws()
-			dst = append(dst, ':')
-			dst = spacedLine(r, n.Vals[i], dst)
-		}
-		ws()
-		dst = append(dst, '}')
-	default:
-		dst = append(dst, n.Raw...)
-	}
-	ws()
-	return dst
+	return jsongen.SpacedWith(r, n, dst, []string{" ", "\t", "  "})
 }
 
 // envelopeVector is the op case of one envelope line: the reference's
