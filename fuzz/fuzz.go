@@ -594,27 +594,42 @@ func (e *engine) analyse(ctx context.Context, it *item, impls []*implRun) {
 	}
 }
 
+// admit counts a failure of kind key on the implementation named impl and
+// says whether it is to be sent again and shrunk: its kind has not been
+// shrunk often enough, the implementation has room for findings, and the
+// run has not stopped. ik is the failure's key per implementation.
+func (e *engine) admit(impl, key string) (ik string, ok bool) {
+	ik = impl + "\x00" + key
+	e.perKey[ik]++
+	if e.shrunk[ik] >= maxPerKey || e.perImpl[impl] >= maxFindings || e.stopped() {
+		return ik, false
+	}
+	e.shrunk[ik]++
+	e.perImpl[impl]++
+	return ik, true
+}
+
+// sameFailure returns the verdict of vs that fails with key, nil if none.
+func sameFailure(vs []verdict, key string) *verdict {
+	for i := range vs {
+		if vs[i].failed() && vs[i].key == key {
+			return &vs[i]
+		}
+	}
+	return nil
+}
+
 // diverged records that it failed v on ir, and shrinks it when its kind of
 // failure has not been shrunk often enough yet. A divergence that does not
 // happen again when the input is sent once more is a finding of its own,
 // flaky, with the input as generated; one that cannot be sent again (the
 // run was interrupted, the implementation went away) is kept as found.
 func (e *engine) diverged(ctx context.Context, ir *implRun, it *item, v *verdict) {
-	ik := ir.sum.Name + "\x00" + v.key
-	e.perKey[ik]++
-	if e.shrunk[ik] >= maxPerKey || e.perImpl[ir.sum.Name] >= maxFindings || e.stopped() {
+	ik, ok := e.admit(ir.sum.Name, v.key)
+	if !ok {
 		return
 	}
-	e.shrunk[ik]++
-	e.perImpl[ir.sum.Name]++
-	same := func(vs []verdict) *verdict {
-		for i := range vs {
-			if vs[i].failed() && vs[i].key == v.key {
-				return &vs[i]
-			}
-		}
-		return nil
-	}
+	same := func(vs []verdict) *verdict { return sameFailure(vs, v.key) }
 	f := &Finding{
 		Impls: []string{ir.sum.Name}, Target: it.t.Name, Name: it.name, Index: it.index, Input: it.input, Vector: it.vec,
 		key: ik,

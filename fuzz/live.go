@@ -252,21 +252,11 @@ func (e *engine) liveAnalyse(ctx context.Context, li *liveImpl, it *item, vs []v
 // generated; one that does is shrunk. One that could not be sent again
 // (the run was interrupted) is kept as found.
 func (e *engine) liveDiverged(ctx context.Context, li *liveImpl, it *item, v *verdict) {
-	ik := li.sum.Name + "\x00" + v.key
-	e.perKey[ik]++
-	if e.shrunk[ik] >= maxPerKey || e.perImpl[li.sum.Name] >= maxFindings || e.stopped() {
+	ik, ok := e.admit(li.sum.Name, v.key)
+	if !ok {
 		return
 	}
-	e.shrunk[ik]++
-	e.perImpl[li.sum.Name]++
-	same := func(vs []verdict) *verdict {
-		for i := range vs {
-			if vs[i].failed() && vs[i].key == v.key {
-				return &vs[i]
-			}
-		}
-		return nil
-	}
+	same := func(vs []verdict) *verdict { return sameFailure(vs, v.key) }
 	f := &Finding{Impls: []string{li.sum.Name}, Target: it.t.Name, Name: it.name, Index: it.index, Input: it.input, Vector: it.vec, key: ik}
 	f.take(v)
 	var rerun []verdict
