@@ -71,7 +71,7 @@ fuzzrate() {
   shift
   "$referee" fuzz "$suite" "${bound[@]}" "$@" >"$scratch/out" 2>"$scratch/err" || rc=$?
   if [ "$rc" != 0 ]; then
-    tail -5 "$scratch/out" "$scratch/err" >&2
+    tail -n 20 "$scratch/out" "$scratch/err" >&2
     die "referee fuzz $suite $* exited $rc, want 0"
   fi
   first=$(head -1 "$scratch/out")

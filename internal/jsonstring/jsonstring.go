@@ -3,7 +3,10 @@
 // time.
 package jsonstring
 
-import "unicode/utf8"
+import (
+	"slices"
+	"unicode/utf8"
+)
 
 // Append appends s as encoding/json writes a string without HTML escaping
 // (json.Encoder.SetEscapeHTML(false)): quoted, with " and \ escaped,
@@ -12,7 +15,7 @@ import "unicode/utf8"
 // other character as it is. Runs of characters that need no escape are
 // copied whole.
 func Append(b []byte, s string) []byte {
-	b = append(b, '"')
+	b = append(slices.Grow(b, len(s)+2), '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
