@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -48,13 +49,50 @@ type ReadOptions struct {
 // Parse uses no recursion, so the depth of the input is bounded only by
 // memory and ReadOptions.MaxDepth.
 func Parse(data []byte, opts ReadOptions) (Value, error) {
+	sc := scratchPool.Get().(*scratch)
 	p := parser{
 		s:         string(data),
 		maxDepth:  opts.MaxDepth,
 		maxValues: opts.MaxValues,
 		lastWins:  opts.Duplicates == LastWins,
+		scratch:   *sc,
 	}
-	return p.parse()
+	v, err := p.parse()
+	p.release(sc)
+	return v, err
+}
+
+// scratch is a parser's stacks and buffer, kept between Parses in
+// scratchPool. Their elements past their lengths are zero: a container's
+// entries are cleared as it closes, the rest as a Parse ends (release), so
+// a pooled stack holds no value of an earlier text.
+type scratch struct {
+	open      []byte     // kind of each open container, outermost first
+	arrayBase []int      // for each open array, its first element's index in vals
+	objs      []objFrame // one for each open object
+	vals      []Value    // elements of open arrays
+	mems      []Member   // members of open objects
+	buf       []byte     // scratch for decoding escaped strings
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// scratchMax is the most elements a pooled stack keeps room for; a Parse
+// that grew one further leaves it to the collector.
+const scratchMax = 4096
+
+// release clears what p's stacks still hold (after an error) and returns
+// them to the pool through sc, unless one has grown past scratchMax.
+func (p *parser) release(sc *scratch) {
+	clear(p.vals)
+	clear(p.mems)
+	clear(p.objs)
+	if max(cap(p.vals), cap(p.mems), cap(p.objs), cap(p.buf)/64) > scratchMax {
+		*sc = scratch{}
+	} else {
+		*sc = scratch{open: p.open[:0], arrayBase: p.arrayBase[:0], objs: p.objs[:0], vals: p.vals[:0], mems: p.mems[:0], buf: p.buf[:0]}
+	}
+	scratchPool.Put(sc)
 }
 
 // Container kinds on the parser's stack.
@@ -78,14 +116,9 @@ type parser struct {
 	values    int // values begun so far
 	lastWins  bool
 
-	open      []byte       // kind of each open container, outermost first
-	arrayBase []int        // for each open array, its first element's index in vals
-	objs      []objFrame   // one for each open object
-	vals      []Value      // elements of open arrays
-	mems      []Member     // members of open objects
-	buf       []byte       // scratch for decoding escaped strings
-	valSlab   slab[Value]  // blocks for array elements
-	memSlab   slab[Member] // blocks for object members
+	scratch
+	valSlab slab[Value]  // blocks for array elements
+	memSlab slab[Member] // blocks for object members
 }
 
 // slabMax is the largest number of elements or members allocated as one
@@ -273,6 +306,7 @@ value:
 						base := p.arrayBase[len(p.arrayBase)-1]
 						elems := p.valSlab.alloc(len(p.vals) - base)
 						copy(elems, p.vals[base:])
+						clear(p.vals[base:])
 						p.vals = p.vals[:base]
 						p.arrayBase = p.arrayBase[:len(p.arrayBase)-1]
 						p.open = p.open[:len(p.open)-1]
@@ -305,7 +339,9 @@ value:
 					p.pos++
 					members := p.memSlab.alloc(len(p.mems) - o.base)
 					copy(members, p.mems[o.base:])
+					clear(p.mems[o.base:])
 					p.mems = p.mems[:o.base]
+					*o = objFrame{}
 					p.objs = p.objs[:len(p.objs)-1]
 					p.open = p.open[:len(p.open)-1]
 					v = Value{Kind: Object, Members: members}

@@ -143,16 +143,20 @@ func TestIndexPlainAsStream(t *testing.T) {
 	}
 	for _, doc := range docs {
 		r := bytes.NewReader(doc)
-		plain, ok := indexPlain("c", doc, r)
-		if !ok {
-			t.Fatalf("not indexed in one pass: %.200s", doc)
-		}
 		stream, ok := indexVectors("c", bytes.NewReader(doc), r)
 		if !ok {
 			t.Fatalf("not indexed as a stream: %.200s", doc)
 		}
-		if got, want := describeChecks(plain), describeChecks(stream); got != want {
-			t.Fatalf("in one pass:\n%s\nas a stream:\n%s", got, want)
+		want := describeChecks(stream)
+		// Read back from the file, or kept as decoded (a corpus in memory).
+		for _, keep := range []bool{false, true} {
+			plain, ok := indexPlain("c", doc, r, keep)
+			if !ok {
+				t.Fatalf("not indexed in one pass: %.200s", doc)
+			}
+			if got := describeChecks(plain); got != want {
+				t.Fatalf("in one pass (keep %v):\n%s\nas a stream:\n%s", keep, got, want)
+			}
 		}
 	}
 	// Other shapes, valid or not, are the stream reader's.
@@ -169,7 +173,7 @@ func TestIndexPlainAsStream(t *testing.T) {
 		`{"format":"referee-jcs/2","vectors":[{"name":"a","input":"1","output":"1"}]}`,
 		`{"format":"referee-jcs/1","vectors":[{"name":"a","name":"b","input":"1","output":"1"}]}`,
 	} {
-		if _, ok := indexPlain("c", []byte(doc), bytes.NewReader([]byte(doc))); ok {
+		if _, ok := indexPlain("c", []byte(doc), bytes.NewReader([]byte(doc)), false); ok {
 			t.Errorf("indexed in one pass: %s", doc)
 		}
 	}

@@ -15,12 +15,14 @@ const maxPlainFile = 4 << 20
 
 // indexFile indexes f, a vectors.json that reads at offsets through ra: in
 // one pass over its bytes when it is small and in the shape referee
-// writes (indexPlain), else as a stream (indexVectors).
-func indexFile(name string, f fs.File, ra io.ReaderAt) ([]check.Check, bool) {
+// writes (indexPlain), else as a stream (indexVectors). Read in one pass,
+// its vectors are kept as decoded when keep is set (the checks read
+// nothing back).
+func indexFile(name string, f fs.File, ra io.ReaderAt, keep bool) ([]check.Check, bool) {
 	if st, err := f.Stat(); err == nil && st.Size() <= maxPlainFile {
 		raw := make([]byte, st.Size())
 		if n, err := ra.ReadAt(raw, 0); n == len(raw) && (err == nil || err == io.EOF) {
-			if checks, ok := indexPlain(name, raw, ra); ok {
+			if checks, ok := indexPlain(name, raw, ra, keep); ok {
 				return checks, true
 			}
 		}
@@ -35,8 +37,9 @@ func indexFile(name string, f fs.File, ra io.ReaderAt) ([]check.Check, bool) {
 // writes has. Each vector is read by one strict parse, where indexVectors
 // decodes it twice; the checks are those indexVectors makes. It returns
 // false for any other file, and for one indexVectors refuses.
-func indexPlain(name string, raw []byte, ra io.ReaderAt) ([]check.Check, bool) {
+func indexPlain(name string, raw []byte, ra io.ReaderAt, keep bool) ([]check.Check, bool) {
 	vf := newVectorFile(name, VectorsFile, ra)
+	vf.keep = keep
 	b := newVectorChecks(name, false)
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {

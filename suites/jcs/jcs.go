@@ -150,7 +150,9 @@ type vector struct {
 func loadVectors(c *corpus.Corpus) ([]check.Check, error) {
 	if f, err := c.FS.Open(VectorsFile); err == nil {
 		if ra, ok := f.(io.ReaderAt); ok {
-			if checks, ok := indexFile(c.Name, f, ra); ok {
+			// A corpus held in memory (the fuzz engine's) keeps its
+			// vectors as decoded: its bytes are held whole anyway.
+			if checks, ok := indexFile(c.Name, f, ra, c.Name == check.InMemoryCorpus); ok {
 				return checks, nil // f stays open: the checks read it
 			}
 		}
@@ -299,6 +301,7 @@ func (b *vectorChecks) distinct() bool {
 type prepared struct {
 	id, doc string
 	class   class
+	data    vectorData // what the vector sends and expects
 }
 
 // prepare checks vector i and decides its check's ID, doc and class; the
@@ -342,7 +345,7 @@ func (b *vectorChecks) prepare(i int, v *vector) (prepared, error) {
 	if err != nil {
 		return fail("%w", err)
 	}
-	return prepared{id: id, doc: b.intern(docOf(v.Doc, cl)), class: cl}, nil
+	return prepared{id: id, doc: b.intern(docOf(v.Doc, cl)), class: cl, data: d}, nil
 }
 
 // intern returns s, or the same text kept before; a generated corpus gives

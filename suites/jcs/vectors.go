@@ -27,6 +27,9 @@ type vectorFile struct {
 	seed  maphash.Seed
 	refs  []vectorRef
 	made  []check.Check
+	// keep is set for a file read whole into memory (indexPlain): its
+	// vectors are kept as decoded when they were indexed, not read back.
+	keep bool
 }
 
 // vectorRef is one vector of a vectorFile.
@@ -34,6 +37,7 @@ type vectorRef struct {
 	off, size int64
 	sum       uint64 // its bytes' maphash: a file changed since load is refused
 	class     packedClass
+	data      *vectorData // the vector decoded, when its file is kept
 }
 
 // vectorData is what a vector sends and expects, as bytes.
@@ -64,7 +68,11 @@ func newVectorFile(name, file string, r io.ReaderAt) *vectorFile {
 // add indexes the vector whose bytes, raw, are at off in the file, and
 // makes its check.
 func (vf *vectorFile) add(off int64, raw []byte, p prepared) {
-	vf.refs = append(vf.refs, vectorRef{off: off, size: int64(len(raw)), sum: maphash.Bytes(vf.seed, raw), class: p.class.pack()})
+	ref := vectorRef{off: off, size: int64(len(raw)), sum: maphash.Bytes(vf.seed, raw), class: p.class.pack()}
+	if vf.keep {
+		ref.data = &p.data
+	}
+	vf.refs = append(vf.refs, ref)
 	vf.made = append(vf.made, vf.canonCheck(len(vf.refs)-1, p))
 }
 
@@ -77,10 +85,13 @@ func (vf *vectorFile) checks() []check.Check {
 	return checks
 }
 
-// vector reads vector i back and returns it with its class. The error
+// vector returns vector i, kept or read back, with its class. The error
 // names the corpus, the file and the vector.
 func (vf *vectorFile) vector(i int) (vectorData, class, error) {
 	ref := &vf.refs[i]
+	if ref.data != nil {
+		return *ref.data, ref.class.unpack(ref.data.lenient), nil
+	}
 	buf := make([]byte, ref.size)
 	if n, err := vf.r.ReadAt(buf, ref.off); n < len(buf) {
 		if err == nil || err == io.EOF {
