@@ -49,9 +49,15 @@ type ReadOptions struct {
 // Parse uses no recursion, so the depth of the input is bounded only by
 // memory and ReadOptions.MaxDepth.
 func Parse(data []byte, opts ReadOptions) (Value, error) {
+	return parse(string(data), opts)
+}
+
+// parse is Parse of s: the strings of the Value it returns are s's where
+// they need no decoding.
+func parse(s string, opts ReadOptions) (Value, error) {
 	sc := scratchPool.Get().(*scratch)
 	p := parser{
-		s:         string(data),
+		s:         s,
 		maxDepth:  opts.MaxDepth,
 		maxValues: opts.MaxValues,
 		lastWins:  opts.Duplicates == LastWins,

@@ -443,3 +443,26 @@ func TestMaxValues(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalizeOwnsItsResult: Canonicalize reads its input in place, yet
+// neither the canonical text nor an error it returns shares the input's
+// bytes: overwriting the input afterwards changes neither.
+func TestCanonicalizeOwnsItsResult(t *testing.T) {
+	for _, in := range []string{
+		`{"b": "x\u00e9", "a": [1.0, "plain", {"k": "v"}]}`,
+		`{"dup": 1, "dup": 2}`,
+		`{"deep": {"key with spaces": [1e999]}}`,
+		`["\ud800"]`,
+		`{"a": tru}`,
+	} {
+		data := []byte(in)
+		out, err := JCS.Canonicalize(data, ReadOptions{})
+		wantOut, wantErr := string(out), fmt.Sprint(err)
+		for i := range data {
+			data[i] = 'X'
+		}
+		if string(out) != wantOut || fmt.Sprint(err) != wantErr {
+			t.Errorf("%s: after the input changed: %q, %v; want %q, %s", in, out, err, wantOut, wantErr)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package canon
 
-import "strconv"
+import (
+	"strconv"
+	"unsafe"
+)
 
 // KeyOrder is the order in which a profile writes object members.
 type KeyOrder uint8
@@ -91,7 +94,10 @@ func (p Profile) Canonicalize(data []byte, opts ReadOptions) ([]byte, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	v, err := Parse(data, opts)
+	// data is read in place, not copied as Parse copies it: the Value read
+	// from it ends with this call, and what Append makes of it (the
+	// canonical text, an error's path and message) is copied out of it.
+	v, err := parse(unsafe.String(unsafe.SliceData(data), len(data)), opts)
 	if err != nil {
 		return nil, err
 	}

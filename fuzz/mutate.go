@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -38,14 +39,26 @@ func Mutate(r *rand.Rand, in []byte, text bool) []byte {
 	if !text && r.IntN(10) == 0 {
 		return Reencode(r, in)
 	}
+	// The units are slices of one copy of in: a character each (a byte
+	// that begins none is U+FFFD) with text, else a byte each.
+	s := string(in)
 	var units []string
-	if text {
-		for _, c := range string(in) {
-			units = append(units, string(c))
+	switch {
+	case !text:
+		units = make([]string, len(s))
+		for i := range units {
+			units[i] = s[i : i+1]
 		}
-	} else {
-		for _, c := range in {
-			units = append(units, string([]byte{c}))
+	case utf8.ValidString(s):
+		units = make([]string, 0, utf8.RuneCountInString(s))
+		for i := 0; i < len(s); {
+			_, n := utf8.DecodeRuneInString(s[i:])
+			units = append(units, s[i:i+n])
+			i += n
+		}
+	default:
+		for _, c := range s {
+			units = append(units, string(c))
 		}
 	}
 	tokens := textTokens
@@ -61,11 +74,11 @@ func Mutate(r *rand.Rand, in []byte, text bool) []byte {
 		end := min(len(units), pos+span)
 		switch r.IntN(7) {
 		case 0:
-			units = append(units[:pos:pos], units[end:]...)
+			units = slices.Delete(units, pos, end)
 		case 1, 2:
-			units = append(units[:pos:pos], append([]string{pick(r, tokens)}, units[pos:]...)...)
+			units = slices.Insert(units, pos, pick(r, tokens))
 		case 3:
-			units = append(units[:end:end], append(append([]string(nil), units[pos:end]...), units[end:]...)...)
+			units = slices.Insert(units, end, slices.Clone(units[pos:end])...)
 		case 4:
 			if pos < len(units) {
 				units[pos] = pick(r, tokens)
