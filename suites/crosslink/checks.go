@@ -136,6 +136,12 @@ func encodeFrameArgs(ctx context.Context, s *check.Session, args any, wantHex st
 	if !ok {
 		return o
 	}
+	if gotHex == wantHex && lowerHex(wantHex) {
+		// The same lowercase hex is the same frame, written as the
+		// protocol writes it: a frame of megabytes is not decoded to be
+		// found equal.
+		return check.Passed()
+	}
 	got, err := hex.DecodeString(gotHex)
 	if err != nil {
 		return check.Failed("encodeFrame returned a string that is not hex", check.Clip(wantHex), check.Clip(gotHex))
@@ -155,6 +161,16 @@ func encodeFrameArgs(ctx context.Context, s *check.Session, args any, wantHex st
 		o.Notes = append(o.Notes, fmt.Sprintf("payload differs at byte %d: expected %s, actual %s", d.Offset-4, check.Clip(strconv.Quote(string(want[4:]))), check.Clip(strconv.Quote(string(got[4:])))))
 	}
 	return o
+}
+
+// lowerHex reports whether s is bytes in lowercase hex.
+func lowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return len(s)%2 == 0
 }
 
 // prefix describes a frame's length prefix.
