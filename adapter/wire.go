@@ -125,15 +125,27 @@ func encodeRequest(id int64, op string, args []byte) ([]byte, error) {
 // isCompact reports whether the JSON text b has no whitespace outside its
 // strings.
 func isCompact(b []byte) bool {
-	inString := false
 	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case inString && c == '\\':
-			i++ // the escaped byte
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
 			return false
+		case '"':
+			// Skip the string: to its closing quote, past escapes.
+			for i++; ; {
+				q := bytes.IndexByte(b[i:], '"')
+				if q < 0 {
+					return true // unterminated: no whitespace outside it
+				}
+				if e := bytes.IndexByte(b[i:i+q], '\\'); e >= 0 {
+					i += e + 2 // the escaped byte
+					if i > len(b) {
+						return true
+					}
+					continue
+				}
+				i += q
+				break
+			}
 		}
 	}
 	return true

@@ -641,30 +641,42 @@ func (p *parser) readEscaped(start, i int) (string, error) {
 
 // hex4 decodes the four hexadecimal digits of a \u escape starting at off.
 func (p *parser) hex4(off int) (rune, error) {
-	var r rune
+	if off+4 <= len(p.s) {
+		a, b, c, d := hexVal[p.s[off]], hexVal[p.s[off+1]], hexVal[p.s[off+2]], hexVal[p.s[off+3]]
+		if a|b|c|d >= 0 {
+			return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d), nil
+		}
+	}
 	for k := 0; k < 4; k++ {
 		if off+k >= len(p.s) {
 			return 0, p.fail(off+k, ErrSyntax, "unexpected end of input in \\u escape")
 		}
-		c := p.s[off+k]
-		var d byte
-		switch {
-		case '0' <= c && c <= '9':
-			d = c - '0'
-		case 'a' <= c && c <= 'f':
-			d = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			d = c - 'A' + 10
-		default:
+		if c := p.s[off+k]; hexVal[c] < 0 {
 			if p.invalidUTF8At(off + k) {
 				return 0, p.fail(off+k, ErrInvalidUTF8, "invalid UTF-8 byte 0x%02x in string", c)
 			}
 			return 0, p.fail(off+k, ErrSyntax, "invalid hexadecimal digit %s in \\u escape", quoteByte(c))
 		}
-		r = r<<4 | rune(d)
 	}
-	return r, nil
+	return 0, p.fail(off, ErrSyntax, "invalid \\u escape") // not reached: a digit above is not hexadecimal
 }
+
+// hexVal is the value of each hexadecimal digit, and -1 for any other byte.
+var hexVal = func() (t [256]int8) {
+	for i := range t {
+		switch c := byte(i); {
+		case '0' <= c && c <= '9':
+			t[i] = int8(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[i] = int8(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			t[i] = int8(c - 'A' + 10)
+		default:
+			t[i] = -1
+		}
+	}
+	return t
+}()
 
 func isSurrogate(r rune) bool { return 0xD800 <= r && r <= 0xDFFF }
 
