@@ -259,3 +259,20 @@ func TestMarshalArgsAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkIsCompact checks args of 600 KB for whitespace: a plain string,
+// and one of 100,000 escapes (each looked at once, not rescanned to the
+// string's end: the bytes/s of the two stay within a small factor).
+func BenchmarkIsCompact(b *testing.B) {
+	for _, tt := range []struct{ name, unit string }{{"plain", "abcdef"}, {"escapes", `\u2028`}} {
+		args := []byte(`{"value_text":"` + strings.Repeat(tt.unit, 100000) + `"}`)
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(args)))
+			for b.Loop() {
+				if !isCompact(args) {
+					b.Fatal("not compact")
+				}
+			}
+		})
+	}
+}

@@ -130,21 +130,25 @@ func isCompact(b []byte) bool {
 		case ' ', '\t', '\n', '\r':
 			return false
 		case '"':
-			// Skip the string: to its closing quote, past escapes.
+			// Skip the string to its closing quote: the first quote after
+			// it that no backslash escapes. Each byte is looked at once.
 			for i++; ; {
 				q := bytes.IndexByte(b[i:], '"')
 				if q < 0 {
 					return true // unterminated: no whitespace outside it
 				}
-				if e := bytes.IndexByte(b[i:i+q], '\\'); e >= 0 {
-					i += e + 2 // the escaped byte
-					if i > len(b) {
-						return true
+				q += i
+				for i <= q {
+					e := bytes.IndexByte(b[i:q], '\\')
+					if e < 0 {
+						break
 					}
-					continue
+					i += e + 2 // past the escaped byte, which may be the quote at q
 				}
-				i += q
-				break
+				if i <= q {
+					i = q
+					break
+				}
 			}
 		}
 	}

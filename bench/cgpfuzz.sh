@@ -35,13 +35,8 @@ case $SEED in '' | *[!0-9]*) code=2 die "SEED must be a number, not \"$SEED\"" ;
 command -v go >/dev/null || code=2 die "go not found"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
-if [ -n "${BENCH_DIR:-}" ]; then
-  mkdir -p "$BENCH_DIR"
-  scratch=$(cd "$BENCH_DIR" && pwd)
-else
-  scratch=$(mktemp -d)
-fi
+. "$here/lib.sh"
+bench_scratch # its trap is replaced by cleanup's, which removes the scratch too
 server=
 # shellcheck disable=SC2317 # run by the trap
 cleanup() {

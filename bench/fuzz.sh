@@ -28,6 +28,11 @@
 #   CALLS=100000   calls per adapter client run
 #   SUITES="jcs crosslink fablepool cdc cgp-vectors"   (jcs is always measured)
 #   REFEREE=PATH   measure this referee binary instead of building one
+#   BEFORE=PATH    also measure this referee binary (an earlier build), in the
+#                  same runs, one after the other: the medians then show both
+#                  and the speed-up of each suite (after / before), and the
+#                  line before the last is "fuzz/before ratio=R", the least
+#                  speed-up of any suite and way
 #   BENCH_DIR=DIR  where the binaries go; kept afterwards (default: a
 #                  mktemp -d, removed on exit)
 #
@@ -61,23 +66,28 @@ else
   (cd "$root" && go build -o "$scratch/referee" ./cmd/referee) || die "building referee failed"
   referee=$scratch/referee
 fi
+before=
+if [ -n "${BEFORE:-}" ]; then
+  before=$BEFORE
+  [ -x "$before" ] || code=2 die "BEFORE=$before is not an executable"
+fi
 bound=(--time "$TIME")
 [ -z "$COUNT" ] || bound=(--count "$COUNT")
 
-# fuzzrate SUITE [-- ADAPTER...]: one fuzz run's inputs/s, from its first
-# line "referee fuzz SUITE: seed 1, N inputs in Ds (R inputs/s), ...".
+# fuzzrate REFEREE SUITE [-- ADAPTER...]: one fuzz run's inputs/s, from its
+# first line "referee fuzz SUITE: seed 1, N inputs in Ds (R inputs/s), ...".
 fuzzrate() {
-  local suite=$1 rc=0 first
-  shift
-  "$referee" fuzz "$suite" "${bound[@]}" "$@" >"$scratch/out" 2>"$scratch/err" || rc=$?
+  local bin=$1 suite=$2 rc=0 first
+  shift 2
+  "$bin" fuzz "$suite" "${bound[@]}" "$@" >"$scratch/out" 2>"$scratch/err" || rc=$?
   if [ "$rc" != 0 ]; then
     tail -n 20 "$scratch/out" "$scratch/err" >&2
-    die "referee fuzz $suite $* exited $rc, want 0"
+    die "$bin fuzz $suite $* exited $rc, want 0"
   fi
   first=$(head -1 "$scratch/out")
   case $first in
     *" inputs/s)"*) ;;
-    *) die "referee fuzz $suite $*: no rate in \"$first\"" ;;
+    *) die "$bin fuzz $suite $*: no rate in \"$first\"" ;;
   esac
   first=${first%% inputs/s)*}
   echo "${first##*(}"
@@ -86,14 +96,22 @@ fuzzrate() {
 results="$scratch/fuzzruns.txt"
 : >"$results"
 echo "fuzz benchmark: ${bound[*]} per fuzz run, $CALLS adapter calls, $RUNS runs of each; $(nproc) cores, $(go version | cut -d' ' -f3)"
-echo "referee: $("$referee" version | head -1)"
+echo "referee: $("$referee" version | head -1) ($referee)"
+[ -z "$before" ] || echo "before:  $("$before" version | head -1) ($before)"
 for run in $(seq "$RUNS"); do
   line=$(adapter_calls client 8 "$CALLS")
   echo "  run $run: adapter $line"
   echo "adapter client $(calls_per_s "$line")" >>"$results"
   for s in $SUITES; do
-    p=$(fuzzrate "$s")
-    o=$(fuzzrate "$s" -- "$referee" serve "$s")
+    if [ -n "$before" ]; then
+      p=$(fuzzrate "$before" "$s")
+      o=$(fuzzrate "$before" "$s" -- "$before" serve "$s")
+      echo "  run $run: $s before: in process $p inputs/s, over stdio $o inputs/s"
+      echo "$s before-in-process $p" >>"$results"
+      echo "$s before-stdio $o" >>"$results"
+    fi
+    p=$(fuzzrate "$referee" "$s")
+    o=$(fuzzrate "$referee" "$s" -- "$referee" serve "$s")
     echo "  run $run: $s in process $p inputs/s, over stdio $o inputs/s"
     echo "$s in-process $p" >>"$results"
     echo "$s stdio $o" >>"$results"
@@ -104,9 +122,25 @@ median() { awk -v a="$1" -v b="$2" '$1 == a && $2 == b { print $3 }' "$results" 
 
 client=$(median adapter client)
 echo
-echo "median                   in process    over stdio   (inputs/s)"
-for s in $SUITES; do
-  printf '  %-20s %12s  %12s\n' "$s" "$(median "$s" in-process)" "$(median "$s" stdio)"
-done
+if [ -z "$before" ]; then
+  echo "median                   in process    over stdio   (inputs/s)"
+  for s in $SUITES; do
+    printf '  %-20s %12s  %12s\n' "$s" "$(median "$s" in-process)" "$(median "$s" stdio)"
+  done
+else
+  echo "median inputs/s              in process                   over stdio"
+  echo "                     before    after  speed-up    before    after  speed-up"
+  least=
+  for s in $SUITES; do
+    bp=$(median "$s" before-in-process) ap=$(median "$s" in-process)
+    bo=$(median "$s" before-stdio) ao=$(median "$s" stdio)
+    line=$(awk -v s="$s" -v bp="$bp" -v ap="$ap" -v bo="$bo" -v ao="$ao" \
+      'BEGIN { printf "  %-16s %8d %8d %8.2fx  %8d %8d %8.2fx", s, bp, ap, ap / bp, bo, ao, ao / bo }')
+    echo "$line"
+    least=$(awk -v l="$least" -v a="$(awk -v x="$ap" -v y="$bp" 'BEGIN { print x / y }')" -v b="$(awk -v x="$ao" -v y="$bo" 'BEGIN { print x / y }')" \
+      'BEGIN { m = a < b ? a : b; if (l != "" && l < m) m = l; print m }')
+  done
+fi
 printf '  %-20s %12s  %12s   (calls/s, 8 in flight)\n' "adapter client" "" "$client"
+[ -z "$before" ] || awk -v r="$least" 'BEGIN { printf "fuzz/before ratio=%.2f\n", r }'
 awk -v f="$(median jcs stdio)" -v c="$client" 'BEGIN { printf "fuzz/adapter ratio=%.2f\n", f / c }'

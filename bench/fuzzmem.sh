@@ -38,23 +38,14 @@ die() {
 SIZE=${SIZE:-2097152}
 COUNT=${COUNT:-256}
 RUNS=${RUNS:-3}
-for v in SIZE COUNT RUNS; do
-  case ${!v} in
-    '' | *[!0-9]* | 0) code=2 die "$v must be a positive integer, not \"${!v}\"" ;;
-  esac
-done
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/lib.sh"
+
+bench_positive SIZE COUNT RUNS
 command -v go >/dev/null || code=2 die "go not found"
 [ -x /usr/bin/time ] || code=2 die "GNU time not found at /usr/bin/time (apt-get install time)"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
-if [ -n "${BENCH_DIR:-}" ]; then
-  mkdir -p "$BENCH_DIR"
-  scratch=$(cd "$BENCH_DIR" && pwd)
-else
-  scratch=$(mktemp -d)
-  trap 'rm -rf "$scratch"' EXIT
-fi
+bench_scratch
 
 (cd "$root" && go build -o "$scratch/bigreply" ./bench/bigreply) || die "building bench/bigreply failed"
 if [ -n "${REFEREE:-}" ]; then
@@ -65,7 +56,7 @@ else
   referee=$scratch/referee
 fi
 
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+median() { printf '%s\n' "$@" | bench_median; }
 
 # once WHAT ARGS...: runs referee ARGS, which must exit 1, and prints its
 # peak in kB.

@@ -57,20 +57,14 @@ command -v go >/dev/null || code=2 die "go not found"
 [ -x /usr/bin/time ] || code=2 die "GNU time not found at /usr/bin/time (apt-get install time)"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
-if [ -n "${BENCH_DIR:-}" ]; then
-  mkdir -p "$BENCH_DIR"
-  scratch=$(cd "$BENCH_DIR" && pwd)
-else
-  scratch=$(mktemp -d)
-  trap 'rm -rf "$scratch"' EXIT
-fi
+. "$here/lib.sh"
+bench_scratch
 
 (cd "$root" && go build -o "$scratch/referee" ./cmd/referee && go build -o "$scratch/jcscorpus" ./bench/jcscorpus) ||
   die "build failed"
 referee=$scratch/referee
 
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+median() { printf '%s\n' "$@" | bench_median; }
 
 # once N WAY RUN ARGS...: runs referee ARGS once, stops the script unless
 # every check passed, and adds its wall time (s), peak (kB) and checks (s:

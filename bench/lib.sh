@@ -5,7 +5,8 @@
 #   bench_positive VAR...      dies (status 2) unless each VAR holds a positive integer
 #   bench_scratch              sets root (the repository) and scratch ($BENCH_DIR, kept,
 #                              or a mktemp -d removed on exit)
-#   bench_median               the median of the numbers on stdin, one a line
+#   bench_median               the median of the numbers on stdin, one a line (of two
+#                              middle ones, their mean: whole unless one has decimals)
 #   adapter_build              builds bench/echoadapter and bench/adapterbench into $scratch
 #   adapter_calls MODE N CALLS one run of adapterbench: MODE raw or client, N calls in
 #                              flight, CALLS timed calls; prints its line
@@ -34,7 +35,11 @@ bench_scratch() {
 }
 
 bench_median() {
-  sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  sort -n | awk '{ v[NR] = $1 } END {
+    if (NR % 2) { print v[(NR + 1) / 2]; exit }
+    a = v[NR / 2]; b = v[NR / 2 + 1]
+    printf (a b ~ /[.]/ ? "%.3f\n" : "%.0f\n"), (a + b) / 2
+  }'
 }
 
 adapter_build() {

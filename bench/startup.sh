@@ -35,22 +35,13 @@ die() {
 
 ROUNDS=${ROUNDS:-5}
 EXECS=${EXECS:-200}
-for v in ROUNDS EXECS; do
-  case ${!v} in
-    '' | *[!0-9]* | 0) code=2 die "$v must be a positive integer, not \"${!v}\"" ;;
-  esac
-done
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/lib.sh"
+
+bench_positive ROUNDS EXECS
 command -v go >/dev/null || code=2 die "go not found"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
-if [ -n "${BENCH_DIR:-}" ]; then
-  mkdir -p "$BENCH_DIR"
-  scratch=$(cd "$BENCH_DIR" && pwd)
-else
-  scratch=$(mktemp -d)
-  trap 'rm -rf "$scratch"' EXIT
-fi
+bench_scratch
 
 export CGO_ENABLED=0
 (cd "$root" && go build -o "$scratch/referee" ./cmd/referee) || die "building referee failed"
@@ -159,7 +150,7 @@ for round in $(seq "$ROUNDS"); do
   echo "  round $round: referee version ${r}us, hello world ${h}us, floor ${f}us"
 done
 
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+median() { printf '%s\n' "$@" | bench_median; }
 ref=$(median "${refs[@]}") hello=$(median "${hellos[@]}") floor=$(median "${floors[@]}")
 
 echo
