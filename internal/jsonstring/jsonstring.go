@@ -18,12 +18,11 @@ func Append(b []byte, s string) []byte {
 	b = append(slices.Grow(b, len(s)+2), '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i = plainEnd(s, i); i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -45,22 +44,89 @@ func Append(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		n := runeLen(s, i)
 		switch {
-		case r == utf8.RuneError && size == 1:
+		case n == 0:
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
+			i++
+		case n == 3 && c == 0xE2 && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9):
 			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			b = append(b, '\\', 'u', '2', '0', '2', "89"[s[i+2]-0xA8])
+			i += 3
 		default:
-			i += size
+			i += n
 			continue
 		}
-		i += size
 		start = i
 	}
 	return append(append(b, s[start:]...), '"')
+}
+
+// plainEnd returns the end of the run of bytes from i on that are written
+// as they are without a look at their neighbours: ASCII other than
+// controls, " and \. It takes eight bytes at a time while it can.
+func plainEnd(s string, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		quote, backslash := x^(ones*'"'), x^(ones*'\\')
+		// A byte below 0x20, a quote, a backslash or one of 0x80 and above.
+		if ((x-ones*0x20)|((quote-ones)&^quote)|((backslash-ones)&^backslash)|x)&highs != 0 {
+			break
+		}
+	}
+	for i < len(s) {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// runeLen is the length of the UTF-8 encoding of a character other than
+// ASCII at s[i:]: 2, 3 or 4, or 0 when s[i] begins none (as
+// utf8.DecodeRuneInString decides: no overlong form, surrogate or code
+// point above U+10FFFF).
+func runeLen(s string, i int) int {
+	cont := func(k int) bool { return i+k < len(s) && s[i+k]&0xC0 == 0x80 }
+	in := func(k int, lo, hi byte) bool { return i+k < len(s) && lo <= s[i+k] && s[i+k] <= hi }
+	switch c := s[i]; {
+	case 0xC2 <= c && c <= 0xDF:
+		if cont(1) {
+			return 2
+		}
+	case c == 0xE0:
+		if in(1, 0xA0, 0xBF) && cont(2) {
+			return 3
+		}
+	case c == 0xED:
+		if in(1, 0x80, 0x9F) && cont(2) {
+			return 3
+		}
+	case 0xE1 <= c && c <= 0xEF:
+		if cont(1) && cont(2) {
+			return 3
+		}
+	case c == 0xF0:
+		if in(1, 0x90, 0xBF) && cont(2) && cont(3) {
+			return 4
+		}
+	case c == 0xF4:
+		if in(1, 0x80, 0x8F) && cont(2) && cont(3) {
+			return 4
+		}
+	case 0xF1 <= c && c <= 0xF3:
+		if cont(1) && cont(2) && cont(3) {
+			return 4
+		}
+	}
+	return 0
 }
 
 const hexDigits = "0123456789abcdef"

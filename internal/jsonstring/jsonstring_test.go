@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestAppend: a string appended is what encoding/json writes for it
@@ -37,4 +38,45 @@ func TestAppend(t *testing.T) {
 			t.Errorf("%q: got %s, encoding/json %s", s, got[1:], want.Bytes())
 		}
 	}
+}
+
+// TestRuneLenAsUTF8: runeLen takes what utf8.DecodeRuneInString takes, for
+// every lead and second byte, with continuation bytes and others after.
+func TestRuneLenAsUTF8(t *testing.T) {
+	tails := []byte{0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff}
+	for a := 0x80; a < 0x100; a++ {
+		for b := 0; b < 0x100; b++ {
+			for _, c := range tails {
+				for _, d := range tails {
+					for _, s := range []string{string([]byte{byte(a), byte(b), c, d}), string([]byte{byte(a), byte(b), c}), string([]byte{byte(a), byte(b)})} {
+						r, n := utf8.DecodeRuneInString(s)
+						if r == utf8.RuneError && n == 1 {
+							n = 0
+						}
+						if got := runeLen(s, 0); got != n {
+							t.Fatalf("runeLen(% x) = %d, want %d", s, got, n)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzAppend: Append writes what encoding/json writes without HTML escaping.
+func FuzzAppend(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\"b\\c\n\x01", "\u2028\u2029\ufffd€😀", "\xff\xe2\x80", "\xed\xa0\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf bytes.Buffer
+		e := json.NewEncoder(&buf)
+		e.SetEscapeHTML(false)
+		if err := e.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := Append(nil, s), bytes.TrimSuffix(buf.Bytes(), []byte("\n")); !bytes.Equal(got, want) {
+			t.Fatalf("Append(%q) = %s, want %s", s, got, want)
+		}
+	})
 }
