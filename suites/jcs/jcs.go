@@ -739,7 +739,8 @@ func (h *Handler) Handle(ctx context.Context, op string, args []byte) (json.RawM
 	if err != nil {
 		return nil, &adapter.Error{Code: errorCode(err), Message: err.Error()}
 	}
-	text, err := canon.JSONStringify.Marshal(string(out))
+	// The text as a JSON string, in room for it and a few escapes.
+	text, err := canon.JSONStringify.Append(make([]byte, 0, len(out)+len(out)/8+2), canon.Value{Kind: canon.String, Str: string(out)})
 	if err != nil {
 		return nil, &adapter.Error{Code: "internal", Message: err.Error()}
 	}
