@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/refereehq/referee/internal/jsonstring"
 )
 
 // eframe is one open container of the encoder.
@@ -349,22 +351,4 @@ func (e *encoder) appendString(dst []byte, s string) ([]byte, error) {
 
 // plainEnd returns the end of the run of plain bytes (plain) of s from i
 // on, eight bytes at a time where it can.
-func plainEnd(s string, i int) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		quote, backslash := x^(ones*'"'), x^(ones*'\\')
-		// A byte below 0x20, a quote, a backslash or one of 0x80 and above.
-		if ((x-ones*0x20)|((quote-ones)&^quote)|((backslash-ones)&^backslash)|x)&highs != 0 {
-			break
-		}
-	}
-	for i < len(s) && plain[s[i]] {
-		i++
-	}
-	return i
-}
+func plainEnd(s string, i int) int { return jsonstring.PlainEnd(s, i) }

@@ -18,7 +18,7 @@ func Append(b []byte, s string) []byte {
 	b = append(slices.Grow(b, len(s)+2), '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i = plainEnd(s, i); i >= len(s) {
+		if i = PlainEnd(s, i); i >= len(s) {
 			break
 		}
 		c := s[i]
@@ -63,10 +63,10 @@ func Append(b []byte, s string) []byte {
 	return append(append(b, s[start:]...), '"')
 }
 
-// plainEnd returns the end of the run of bytes from i on that are written
-// as they are without a look at their neighbours: ASCII other than
-// controls, " and \. It takes eight bytes at a time while it can.
-func plainEnd(s string, i int) int {
+// PlainEnd returns the end of the run of bytes of s from i on that a JSON
+// string holds as they are, read or written: ASCII from U+0020 but " and
+// \. It takes eight bytes at a time while it can.
+func PlainEnd(s string, i int) int {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
