@@ -12,7 +12,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createInterface } from 'node:readline';
 
 const NAME = 'node-docs';
 const VERSION = '0.1.0';
@@ -143,8 +142,10 @@ function query(q) {
     }
     const anchored = anchors.includes(frame.uri) || frame.relations.some((r) => anchors.includes(r.target_uri));
     const sim = relevance(entry);
-    // With anchors, anchored frames take the upper half of [0,1], so rank and score agree.
-    const score = anchors.length ? (anchored ? 0.5 + sim / 2 : sim / 2) : sim;
+    // With anchors, anchored frames take the upper half of [0,1] and the others stay
+    // below it, a perfect match included, so rank and score agree and no unanchored
+    // frame ties with an anchored one.
+    const score = anchors.length ? (anchored ? 0.5 + sim / 2 : sim * 0.499) : sim;
     ranked.push({ ...frame, score: Math.round(score * 1e6) / 1e6 });
   }
   ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -224,7 +225,22 @@ function handle(line) {
 }
 
 process.stdout.on('error', () => process.exit(0)); // the host closed our stdout: nothing left to do
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-rl.on('line', (line) => { if (line.trim() !== '') handle(line); });
-rl.on('close', () => process.exit(0)); // EOF on stdin ends the session too
+// Envelopes are LF-terminated lines (§2.1). Split on LF only: node:readline
+// also ends a line at a bare CR, which a malformed line may hold, and would
+// answer its halves as two lines.
+let pending = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  pending += chunk;
+  let start = 0;
+  for (let nl; (nl = pending.indexOf('\n', start)) >= 0; start = nl + 1) {
+    const line = pending.slice(start, nl);
+    if (line.trim() !== '') handle(line);
+  }
+  pending = pending.slice(start);
+});
+process.stdin.on('end', () => { // EOF on stdin ends the session too
+  if (pending.trim() !== '') handle(pending);
+  process.exit(0);
+});
 log(`serving ${root}`);
