@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -439,6 +440,66 @@ func TestSameCorpusWhateverInFlight(t *testing.T) {
 			if !maps.Equal(corpora[0], corpora[1]) {
 				t.Errorf("the corpora written differ: %d files and %d", len(corpora[0]), len(corpora[1]))
 			}
+		})
+	}
+}
+
+// TestFindingsShowTheirOwnAnswers: each finding of a run with many (broken
+// modes served over stdio, eight calls in flight, inputs prepared on every
+// processor, candidates shrunk in batches) shows what the implementation
+// answers to its own input: replaying the corpus written gives its check
+// the same status, reason and actual answer. An answer, a reason or a
+// verdict given to the wrong input would show here.
+func TestFindingsShowTheirOwnAnswers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		suite, mode string
+		seed        uint64
+	}{
+		{"crosslink", "html-escape", 1},
+		{"crosslink", "html-escape", 2},
+		{"crosslink", "uppercase-surrogates", 3},
+		{"jcs", "go-float", 4},
+		{"jcs", "compact-only", 5},
+		{"jcs", "relaxed-grammar", 6},
+	} {
+		def := suites.Find(tc.suite)
+		t.Run(fmt.Sprintf("%s/%s/%d", tc.suite, tc.mode, tc.seed), func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			spec := child(t, tc.suite, tc.mode)
+			s, err := fuzz.Campaign(t.Context(), def, []fuzz.Impl{{Spec: spec}}, fuzz.Options{Seed: tc.seed, Count: 600, Out: out, Tool: tool, ShrinkBudget: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Findings) < 2 {
+				t.Fatalf("%d findings in %d inputs: too few to show anything", len(s.Findings), s.Inputs)
+			}
+			plan, err := run.Prepare(def, spec, run.Options{Corpus: out, Tool: tool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := plan.Execute(t.Context())
+			got := map[string]check.Result{}
+			for _, r := range res.Execution.Results {
+				got[r.ID] = r
+			}
+			compared := 0
+			for _, f := range s.Findings {
+				if f.Flaky {
+					continue
+				}
+				r, ok := got[f.Check]
+				switch {
+				case !ok:
+					t.Errorf("%s: not in the corpus written", f.Check)
+				case r.Status != f.Status || check.ClipTo(r.Reason, fuzz.MaxReason) != f.Reason || check.Clip(r.Actual) != f.Actual:
+					t.Errorf("%s on %q:\n  found:    %s %s, actual %s\n  replayed: %s %s, actual %s", f.Check, f.Input, f.Status, f.Reason, f.Actual, r.Status, r.Reason, check.Clip(r.Actual))
+				default:
+					compared++
+				}
+			}
+			t.Logf("%d findings, %d compared with their replay", len(s.Findings), compared)
 		})
 	}
 }
