@@ -1,10 +1,8 @@
 package adversary
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,28 +31,28 @@ func Relay(ctx context.Context, relayURL string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "referee: relay: %v\n", err)
 		return 1
 	}
-	lines := make(chan line)
-	go readLines(ctx, stdin, lines)
+	lines := make(chan cgp.Line)
+	go cgp.ReadLines(ctx, stdin, true, lines)
 	for {
-		var l line
+		var l cgp.Line
 		var ok bool
 		select {
 		case <-ctx.Done():
 			return 1
 		case l, ok = <-lines:
 		}
-		if !ok || l.err != nil {
+		if !ok || l.Err != nil {
 			r.post(ctx, "eof", nil) // the host closed stdin: the session ends
 			return 0
 		}
-		if !l.tooLong && len(bytes.TrimSpace(l.data)) == 0 {
+		if !l.TooLong && len(bytes.TrimSpace(l.Data)) == 0 {
 			continue // a blank line is no envelope, and no provider answers it
 		}
 		kind := "line"
-		if l.tooLong {
+		if l.TooLong {
 			kind = "too-long"
 		}
-		reply, then, err := r.post(ctx, kind, l.data)
+		reply, then, err := r.post(ctx, kind, l.Data)
 		if err != nil {
 			fmt.Fprintf(stderr, "referee: relay: %v\n", err)
 			return 1
@@ -101,61 +99,4 @@ func (r *relay) post(ctx context.Context, kind string, body []byte) ([]byte, str
 		return nil, "", fmt.Errorf("the cgp-host run answered HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(reply))
 	}
 	return reply, resp.Header.Get(ThenHeader), nil
-}
-
-// line is one line of stdin, or the error that ended reading.
-type line struct {
-	data    []byte
-	tooLong bool
-	err     error
-}
-
-// readLines sends r's lines (up to cgp.MaxLine bytes each, without the
-// line ending) until r ends, then closes out. A Read of r that never
-// returns keeps this goroutine until r is closed (the relay's process then
-// exits).
-func readLines(ctx context.Context, r io.Reader, out chan<- line) {
-	defer close(out)
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		l := readLine(br)
-		eof := errors.Is(l.err, io.EOF)
-		if eof {
-			l.err = nil
-			if len(l.data) == 0 && !l.tooLong {
-				return
-			}
-		}
-		select {
-		case out <- l:
-		case <-ctx.Done():
-			return
-		}
-		if eof || l.err != nil {
-			return
-		}
-	}
-}
-
-// readLine reads one line; past cgp.MaxLine bytes it discards the rest of
-// the line and reports it too long.
-func readLine(br *bufio.Reader) line {
-	var l line
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !l.tooLong {
-			if len(l.data)+len(chunk) > cgp.MaxLine+2 {
-				l.tooLong, l.data = true, nil
-			} else {
-				l.data = append(l.data, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		l.err = err
-		l.data = bytes.TrimSuffix(l.data, []byte("\n"))
-		l.data = bytes.TrimSuffix(l.data, []byte("\r"))
-		return l
-	}
 }
