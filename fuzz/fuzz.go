@@ -175,12 +175,12 @@ type Finding struct {
 // failed must or may check (a failed should check is a warning).
 func (f *Finding) Blocking() bool { return f.Status == check.Error || f.Level != check.Should }
 
-// ExitCode is the run's exit status: 3 when the run was interrupted or an
-// implementation could not be driven, 1 when a blocking divergence was
-// found (a flaky one too), else 0. Gaps and should differences do not fail
-// the run.
+// ExitCode is the run's exit status: 3 when the run was interrupted, an
+// implementation could not be driven or no input was judged, 1 when a
+// blocking divergence was found (a flaky one too), else 0. Gaps and should
+// differences do not fail the run.
 func (s *Summary) ExitCode() int {
-	if s.Interrupted {
+	if s.Interrupted || s.Judged == 0 {
 		return report.ExitIncomplete
 	}
 	for _, i := range s.Impls {

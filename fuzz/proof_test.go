@@ -18,9 +18,12 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/fuzz"
+	childproc "github.com/refereehq/referee/internal/child"
+	"github.com/refereehq/referee/protocols/cgp/provider"
 	"github.com/refereehq/referee/report"
 	"github.com/refereehq/referee/run"
 	"github.com/refereehq/referee/suites"
+	"github.com/refereehq/referee/suites/cgplive"
 	"github.com/refereehq/referee/suites/crosslink"
 	"github.com/refereehq/referee/suites/fablepool"
 	"github.com/refereehq/referee/suites/jcs"
@@ -31,6 +34,19 @@ import (
 const childVar = "REFEREE_FUZZ_CHILD"
 
 func TestMain(m *testing.M) {
+	// It stands in for referee as the cgp suite starts its built-in
+	// provider: `<itself> serve cgp --docs DIR`.
+	if a := os.Args[1:]; len(a) == 4 && a[0] == "serve" && a[1] == cgplive.Name && a[2] == "--docs" {
+		p, err := provider.New(a[3], "")
+		if err != nil {
+			os.Exit(2)
+		}
+		if err := p.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	childproc.StandIn = true
 	v := os.Getenv(childVar)
 	if v == "" {
 		os.Exit(m.Run())

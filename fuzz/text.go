@@ -62,7 +62,24 @@ func WriteText(w io.Writer, s *Summary, out string) error {
 	for _, f := range s.Gaps {
 		p.finding(f, fmt.Sprintf("GAP: %s all answered alike, against the reference: a possible gap in the reference or the spec", strings.Join(f.Impls, ", ")))
 	}
-	if len(s.Findings) == 0 && len(s.Gaps) == 0 && !s.Interrupted {
+	var undriven []string
+	for _, i := range s.Impls {
+		if i.Err != nil {
+			undriven = append(undriven, termsafe.Line(i.Name))
+		}
+	}
+	quiet := len(s.Findings) == 0 && len(s.Gaps) == 0
+	switch {
+	case s.Interrupted:
+		// The last line says so.
+	case s.Judged == 0:
+		p.line("NOTHING JUDGED: none of the %d inputs was judged; this run says nothing of the implementations", s.Inputs)
+	case len(undriven) > 0:
+		p.line("INCOMPLETE: %s could not be driven to the end: no verdict on it", strings.Join(undriven, ", "))
+		if quiet && len(undriven) < len(s.Impls) {
+			p.line("no divergence in the others")
+		}
+	case quiet:
 		p.line("no divergence")
 	}
 	replay := s.Replay

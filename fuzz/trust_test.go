@@ -517,3 +517,45 @@ func TestMemoryBounded(t *testing.T) {
 		t.Errorf("the heap in use grew by %d MiB while the inputs were judged: more than %d MiB, half the answers' %d MiB", grew>>20, limit>>20, count*size>>20)
 	}
 }
+
+// TestNothingJudgedIsNoVerdict: a run that judged no input (its
+// implementation could not be started, or its time ended before the first
+// input) says so, exits 3, and never says "no divergence".
+func TestNothingJudgedIsNoVerdict(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		impl check.Spec
+		o    fuzz.Options
+	}{
+		{"not started", check.Spec{Argv: []string{filepath.Join(t.TempDir(), "no-such-adapter")}}, fuzz.Options{Seed: 1, Count: 50, Tool: tool}},
+		{"no time", check.Spec{}, fuzz.Options{Seed: 1, Time: 1, Tool: tool}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := fuzz.Campaign(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: tc.impl}}, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text bytes.Buffer
+			if err := fuzz.WriteText(&text, s, ""); err != nil {
+				t.Fatal(err)
+			}
+			if s.Judged != 0 || s.ExitCode() != report.ExitIncomplete || strings.Contains(text.String(), "no divergence") || !strings.Contains(text.String(), "NOTHING JUDGED") {
+				t.Errorf("judged %d, exit %d:\n%s", s.Judged, s.ExitCode(), text.String())
+			}
+		})
+	}
+	// One implementation of two not driven: no verdict on it, and no
+	// "no divergence" said of the run.
+	s, err := fuzz.Campaign(t.Context(), &jcs.Definition, []fuzz.Impl{{Spec: check.Spec{}}, {Spec: check.Spec{Argv: []string{filepath.Join(t.TempDir(), "no-such-adapter")}}}}, fuzz.Options{Seed: 1, Count: 50, Tool: tool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := fuzz.WriteText(&text, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	if s.ExitCode() != report.ExitIncomplete || !strings.Contains(text.String(), "INCOMPLETE: ") || !strings.Contains(text.String(), "\nno divergence in the others\n") {
+		t.Errorf("exit %d:\n%s", s.ExitCode(), text.String())
+	}
+}

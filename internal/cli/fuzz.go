@@ -61,8 +61,9 @@ EXIT STATUS
      first input), or a corpus that could not be written (the earlier one
      is kept)
   3  an implementation could not be started, offered none of the ops, or
-     kept faulting; or the run was interrupted (SIGINT, SIGTERM), which
-     still writes what it found`,
+     kept faulting; no input was judged (a --time too short for one, or
+     only inputs the suite's corpus cannot hold); or the run was
+     interrupted (SIGINT, SIGTERM), which still writes what it found`,
 		Example: `  referee fuzz jcs -- node examples/adapters/node/jcs.mjs
   referee fuzz crosslink --mode little-endian --count 2000 --out found
   referee fuzz jcs --impl node='node examples/adapters/node/jcs.mjs' --impl py='python3 examples/adapters/python/jcs.py' --time 1m`,

@@ -178,9 +178,11 @@ func TestOpsHoldEveryRequestAndReply(t *testing.T) {
 			}
 			sent := map[string]int{}
 			var requests, oks, errs int
+			ranAll := true // every corpus listed, the shared ones too
 			for _, dir := range corpora {
 				if dir != "" {
 					if !haveShared {
+						ranAll = false
 						continue
 					}
 					dir = filepath.Join(shared, dir)
@@ -237,8 +239,12 @@ func TestOpsHoldEveryRequestAndReply(t *testing.T) {
 				}
 			}
 			for name := range schemas {
-				if sent[name] == 0 {
+				switch {
+				case sent[name] > 0:
+				case ranAll:
 					t.Errorf("%s is declared and never sent", name)
+				default:
+					t.Logf("%s is not sent over the embedded corpus; without %s (the shared corpora) it is not checked", name, sharedtest.Var)
 				}
 			}
 			t.Logf("%s: %d requests validated (%d ok replies, %d err replies); per op %v", def.Name, requests, oks, errs, sent)
