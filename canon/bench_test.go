@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gowebpki/jcs"
@@ -88,4 +89,30 @@ func BenchmarkCanonicalize1MiB(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkLongStrings parses and canonicalises a 64 KB string of one
+// kind of character: ASCII, characters beyond ASCII (taken a run at a
+// time), and \u escapes. The fuzzer's inputs hold such strings across
+// buffer sizes.
+func BenchmarkLongStrings(b *testing.B) {
+	for _, tc := range []struct{ name, unit string }{{"ascii", "abcdefgh"}, {"euro", "€"}, {"escapes", `\u2028`}} {
+		in := []byte(`["` + strings.Repeat(tc.unit, 64<<10/len(tc.unit)) + `"]`)
+		b.Run(tc.name+"/parse", func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if _, err := Parse(in, ReadOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(tc.name+"/canonicalize", func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if _, err := JCS.Canonicalize(in, ReadOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

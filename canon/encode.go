@@ -319,31 +319,43 @@ func (e *encoder) appendString(dst []byte, s string) ([]byte, error) {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r != utf8.RuneError || size > 1 {
-			i += size
+		// A run of bytes beyond ASCII is written as it is when it is
+		// valid UTF-8; else character by character, to its end.
+		j := i + 1
+		for j < len(s) && s[j] >= utf8.RuneSelf {
+			j++
+		}
+		if utf8.ValidString(s[i:j]) {
+			i = j
 			continue
 		}
-		if u, ok := wtf8Surrogate(s, i); ok {
-			if u2, ok := wtf8Surrogate(s, i+3); ok && u < 0xDC00 && u2 >= 0xDC00 && !e.source {
-				return dst, e.fail(ErrInvalidUTF8, "string holds the surrogate pair U+%04X U+%04X encoded as two generalised UTF-8 sequences at byte %d", u, u2, i)
+		for i < j {
+			r, size := utf8.DecodeRuneInString(s[i:j])
+			if r != utf8.RuneError || size > 1 {
+				i += size
+				continue
 			}
-			if e.p.Surrogates != EscapeSurrogates && !e.source {
-				return dst, e.fail(ErrLoneSurrogate, "string holds lone surrogate U+%04X at byte %d", u, i)
+			if u, ok := wtf8Surrogate(s, i); ok {
+				if u2, ok := wtf8Surrogate(s, i+3); ok && u < 0xDC00 && u2 >= 0xDC00 && !e.source {
+					return dst, e.fail(ErrInvalidUTF8, "string holds the surrogate pair U+%04X U+%04X encoded as two generalised UTF-8 sequences at byte %d", u, u2, i)
+				}
+				if e.p.Surrogates != EscapeSurrogates && !e.source {
+					return dst, e.fail(ErrLoneSurrogate, "string holds lone surrogate U+%04X at byte %d", u, i)
+				}
+				dst = append(dst, s[start:i]...)
+				dst = appendU4(dst, u)
+				i += 3
+				start = i
+				continue
+			}
+			if !e.source {
+				return dst, e.fail(ErrInvalidUTF8, "string holds invalid UTF-8 byte 0x%02x at byte %d", s[i], i)
 			}
 			dst = append(dst, s[start:i]...)
-			dst = appendU4(dst, u)
-			i += 3
+			dst = appendU4(dst, utf8.RuneError)
+			i++
 			start = i
-			continue
 		}
-		if !e.source {
-			return dst, e.fail(ErrInvalidUTF8, "string holds invalid UTF-8 byte 0x%02x at byte %d", c, i)
-		}
-		dst = append(dst, s[start:i]...)
-		dst = appendU4(dst, utf8.RuneError)
-		i++
-		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"'), nil

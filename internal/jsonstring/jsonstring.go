@@ -5,6 +5,7 @@ package jsonstring
 
 import (
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -44,21 +45,34 @@ func Append(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		n := runeLen(s, i)
-		switch {
-		case n == 0:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-		case n == 3 && c == 0xE2 && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9):
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', "89"[s[i+2]-0xA8])
-			i += 3
-		default:
-			i += n
+		// A run of bytes beyond ASCII is copied whole when it is valid
+		// UTF-8 and holds neither U+2028 nor U+2029; else it is taken a
+		// character at a time.
+		j := i + 1
+		for j < len(s) && s[j] >= utf8.RuneSelf {
+			j++
+		}
+		if run := s[i:j]; utf8.ValidString(run) && !hasLineSeparator(run) {
+			i = j
 			continue
 		}
-		start = i
+		for i < j {
+			n := runeLen(s, i)
+			switch {
+			case n == 0:
+				b = append(b, s[start:i]...)
+				b = append(b, `\ufffd`...)
+				i++
+			case n == 3 && s[i] == 0xE2 && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9):
+				b = append(b, s[start:i]...)
+				b = append(b, '\\', 'u', '2', '0', '2', "89"[s[i+2]-0xA8])
+				i += 3
+			default:
+				i += n
+				continue
+			}
+			start = i
+		}
 	}
 	return append(append(b, s[start:]...), '"')
 }
@@ -87,6 +101,21 @@ func PlainEnd(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// hasLineSeparator reports whether s holds U+2028 or U+2029
+// (E2 80 A8, E2 80 A9).
+func hasLineSeparator(s string) bool {
+	for {
+		k := strings.Index(s, "\xe2\x80")
+		if k < 0 || k+2 >= len(s) {
+			return false
+		}
+		if s[k+2] == 0xA8 || s[k+2] == 0xA9 {
+			return true
+		}
+		s = s[k+2:]
+	}
 }
 
 // runeLen is the length of the UTF-8 encoding of a character other than

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -79,4 +80,20 @@ func FuzzAppend(f *testing.F) {
 			t.Fatalf("Append(%q) = %s, want %s", s, got, want)
 		}
 	})
+}
+
+// BenchmarkAppend appends a 64 KB string of one kind of character: ASCII
+// (taken eight bytes at a time), characters beyond ASCII, and U+2028
+// (each escaped).
+func BenchmarkAppend(b *testing.B) {
+	for _, tc := range []struct{ name, unit string }{{"ascii", "abcdefgh"}, {"euro", "€"}, {"u2028", "\u2028"}} {
+		s := strings.Repeat(tc.unit, 64<<10/len(tc.unit))
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			var buf []byte
+			for b.Loop() {
+				buf = Append(buf[:0], s)
+			}
+		})
+	}
 }
