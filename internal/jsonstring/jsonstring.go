@@ -4,6 +4,7 @@
 package jsonstring
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -89,19 +90,26 @@ func PlainEnd(s string, i int) int {
 		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 		quote, backslash := x^(ones*'"'), x^(ones*'\\')
-		// A byte below 0x20, a quote, a backslash or one of 0x80 and above.
-		if ((x-ones*0x20)|((quote-ones)&^quote)|((backslash-ones)&^backslash)|x)&highs != 0 {
-			break
+		// The high bit of each byte below 0x20, quote, backslash or of
+		// 0x80 and above; exact for the lowest such byte, which is the
+		// one wanted (a borrow only flags bytes above it).
+		if m := ((x - ones*0x20) | ((quote - ones) &^ quote) | ((backslash - ones) &^ backslash) | x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
-	for i < len(s) {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			break
-		}
+	for i < len(s) && plain[s[i]] {
 		i++
 	}
 	return i
 }
+
+// plain marks the bytes PlainEnd takes.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // hasLineSeparator reports whether s holds U+2028 or U+2029
 // (E2 80 A8, E2 80 A9).
