@@ -27,7 +27,7 @@ type vectorFile struct {
 	seed  maphash.Seed
 	refs  []vectorRef
 	made  []check.Check
-	// keep is set for a file read whole into memory (indexPlain): its
+	// keep is set for a corpus held in memory (the fuzz engine's): its
 	// vectors are kept as decoded when they were indexed, not read back.
 	keep bool
 }
