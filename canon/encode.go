@@ -271,26 +271,6 @@ func (e *encoder) duplicate(base int, key string) error {
 	return &ValueError{Path: e.path(key), Err: ErrDuplicateKey, Msg: "duplicate key " + strconv.Quote(key)}
 }
 
-// plain marks the ASCII bytes that stand for themselves in a JSON string,
-// read or written: U+0020 to U+007F but " and \\. A table laid out as data
-// (TestTables holds it to that rule), so initialisation runs no code.
-var plain = [256]bool{
-	0x20: true, true, false, true, true, true, true, true, true, true, true, true, true, true, true, true,
-	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
-	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
-	true, true, true, true, true, true, true, true, true, true, true, true, false, true, true, true,
-	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
-	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
-}
-
-// shortEscape holds the letter of the two-character escape of an ASCII
-// byte, 'u' for the other control characters and 0 for plain bytes.
-var shortEscape = [128]byte{
-	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
-	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
-	'"': '"', '\\': '\\',
-}
-
 const hexDigits = "0123456789abcdef"
 
 func appendU4(dst []byte, r rune) []byte {
@@ -303,18 +283,13 @@ func (e *encoder) appendString(dst []byte, s string) ([]byte, error) {
 	start := 0
 	i := 0
 	for {
-		i = plainEnd(s, i)
+		i = jsonstring.PlainEnd(s, i)
 		if i >= len(s) {
 			break
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			if esc := shortEscape[c]; esc == 'u' {
-				dst = appendU4(dst, rune(c))
-			} else {
-				dst = append(dst, '\\', esc)
-			}
+			dst = jsonstring.AppendEscape(append(dst, s[start:i]...), c)
 			i++
 			start = i
 			continue
@@ -360,7 +335,3 @@ func (e *encoder) appendString(dst []byte, s string) ([]byte, error) {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"'), nil
 }
-
-// plainEnd returns the end of the run of plain bytes (plain) of s from i
-// on, eight bytes at a time where it can.
-func plainEnd(s string, i int) int { return jsonstring.PlainEnd(s, i) }

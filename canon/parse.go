@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/refereehq/referee/internal/jsonstring"
 )
 
 // DuplicatePolicy says what Parse does with a repeated object key.
@@ -515,7 +517,7 @@ func (p *parser) readString() (string, error) {
 	start := p.pos + 1
 	i := start
 	for {
-		i = plainEnd(s, i)
+		i = jsonstring.PlainEnd(s, i)
 		if i >= len(s) {
 			return "", p.fail(i, ErrSyntax, "unexpected end of input in string")
 		}
@@ -544,7 +546,7 @@ func (p *parser) readString() (string, error) {
 func (p *parser) utf8Run(i int) (int, error) {
 	s := p.s
 	j := i
-	for j < len(s) && (s[j] >= utf8.RuneSelf || plain[s[j]]) {
+	for j < len(s) && (s[j] >= utf8.RuneSelf || jsonstring.Plain(s[j])) {
 		j++
 	}
 	if utf8.ValidString(s[i:j]) {
@@ -565,7 +567,7 @@ func (p *parser) readEscaped(start, i int) (string, error) {
 	s := p.s
 	buf := append(p.buf[:0], s[start:i]...)
 	for {
-		j := plainEnd(s, i)
+		j := jsonstring.PlainEnd(s, i)
 		buf = append(buf, s[i:j]...)
 		i = j
 		if i >= len(s) {

@@ -1,6 +1,8 @@
-// Package jsonstring writes a string as encoding/json writes it, without
-// reflection: for the files and request lines referee writes a member at a
-// time.
+// Package jsonstring holds the bytes of a JSON string as referee's readers
+// and writers see them: which stand for themselves (Plain, PlainEnd), the
+// escape of the others (AppendEscape), and a string written as
+// encoding/json writes it, without reflection (Append), for the files and
+// request lines referee writes a member at a time.
 package jsonstring
 
 import (
@@ -25,23 +27,7 @@ func Append(b []byte, s string) []byte {
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
+			b = AppendEscape(append(b, s[start:i]...), c)
 			i++
 			start = i
 			continue
@@ -103,13 +89,38 @@ func PlainEnd(s string, i int) int {
 	return i
 }
 
-// plain marks the bytes PlainEnd takes.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
+// Plain reports whether the byte c stands for itself in a JSON string,
+// read or written: ASCII from U+0020 but " and \.
+func Plain(c byte) bool { return plain[c] }
+
+// plain is Plain as a table, laid out as data (TestTables holds it to the
+// rule), so initialisation runs no code.
+var plain = [256]bool{
+	0x20: true, true, false, true, true, true, true, true, true, true, true, true, true, true, true, true,
+	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
+	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
+	true, true, true, true, true, true, true, true, true, true, true, true, false, true, true, true,
+	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
+	true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true,
+}
+
+// AppendEscape appends the escape of c, an ASCII byte that is not Plain,
+// as encoding/json and RFC 8785 write it: \" \\ \b \f \n \r \t, or
+// \u00xx in lowercase hex.
+func AppendEscape(b []byte, c byte) []byte {
+	if esc := shortEscape[c&0x7F]; esc != 'u' {
+		return append(b, '\\', esc)
 	}
-	return t
-}()
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
+
+// shortEscape holds the letter of the two-character escape of an ASCII
+// byte, 'u' for the other control characters and 0 for plain bytes.
+var shortEscape = [128]byte{
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+	'"': '"', '\\': '\\',
+}
 
 // hasLineSeparator reports whether s holds U+2028 or U+2029
 // (E2 80 A8, E2 80 A9).

@@ -97,3 +97,56 @@ func BenchmarkAppend(b *testing.B) {
 		})
 	}
 }
+
+// TestTables holds the tables, laid out by hand as data, to the rules they
+// stand for, and AppendEscape to encoding/json for every ASCII byte that
+// is not plain.
+func TestTables(t *testing.T) {
+	for c := range 256 {
+		want := c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
+		if Plain(byte(c)) != want {
+			t.Errorf("Plain(%#02x) = %v, want %v", c, Plain(byte(c)), want)
+		}
+	}
+	short := map[byte]byte{'"': '"', '\\': '\\', '\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
+	for c := range 128 {
+		want := short[byte(c)]
+		if want == 0 && c < 0x20 {
+			want = 'u'
+		}
+		if shortEscape[c] != want {
+			t.Errorf("shortEscape[%#02x] = %q, want %q", c, shortEscape[c], want)
+		}
+		if Plain(byte(c)) {
+			continue
+		}
+		quoted, err := json.Marshal(string(rune(c)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(AppendEscape(nil, byte(c))), string(quoted[1:len(quoted)-1]); got != want {
+			t.Errorf("AppendEscape(%#02x) = %s, want %s", c, got, want)
+		}
+	}
+}
+
+// TestPlainEnd: PlainEnd stops where a byte at a time stops, whatever byte
+// that is not plain comes at whatever offset of an eight-byte word.
+func TestPlainEnd(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			for start := range 3 {
+				b := []byte(strings.Repeat("abcdefgh", 4))
+				b[start+at] = byte(c)
+				s := string(b)
+				want := start
+				for want < len(s) && s[want] >= 0x20 && s[want] < 0x80 && s[want] != '"' && s[want] != '\\' {
+					want++
+				}
+				if got := PlainEnd(s, start); got != want {
+					t.Fatalf("byte %#02x at %d from %d: %d, want %d", c, at, start, got, want)
+				}
+			}
+		}
+	}
+}
