@@ -53,24 +53,18 @@ func verifyCaseCheck(oc OpCase) check.Check {
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %q", oc.Op, check.Clip(string(args)), want),
 		Clause:  clauseVerdicts,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, o, ok := check.Expect{Op: oc.Op, Args: args}.Reply(ctx, s)
+			answer, o, ok := check.Expect{Op: oc.Op, Args: args, Want: want}.Text(ctx, s)
 			if !ok {
 				return o
 			}
-			if r.Err != nil {
-				return check.Failed(oc.Op+" failed: "+r.Err.Error(), want, "err: "+r.Err.Error())
-			}
-			if r.OK.Kind != canon.String {
-				return check.Failed(oc.Op+" returned "+r.OK.Kind.String()+", not a string", want, r.OK.String())
-			}
-			if r.OK.Str == want {
+			if answer == want {
 				return check.Passed()
 			}
 			got := "another answer"
-			if slices.Contains(verdicts, r.OK.Str) {
-				got = r.OK.Str
+			if slices.Contains(verdicts, answer) {
+				got = answer
 			}
-			o = check.Failed("the verdict differs ["+verdictClass(want, verdictFacet(oc.Args, want), got)+"]", want, r.OK.Str)
+			o = check.Failed("the verdict differs ["+verdictClass(want, verdictFacet(oc.Args, want), got)+"]", want, answer)
 			o.Notes = []string{noteVerdictOrder}
 			return o
 		},
@@ -201,21 +195,18 @@ func recordVerifyCaseCheck(oc OpCase) check.Check {
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s", oc.Op, check.Clip(string(args)), oc.Expected.String()),
 		Clause:  clauseRecordVerify,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, o, ok := check.Expect{Op: oc.Op, Args: args}.Reply(ctx, s)
+			answer, o, ok := check.Expect{Op: oc.Op, Args: args, Want: oc.Expected.String()}.OK(ctx, s)
 			if !ok {
 				return o
 			}
-			if r.Err != nil {
-				return check.Failed(oc.Op+" failed: "+r.Err.Error(), oc.Expected.String(), "err: "+r.Err.Error())
-			}
-			got, ok := recordVerdict(*r.OK)
+			got, ok := recordVerdict(answer)
 			if !ok {
-				return check.Failed(oc.Op+` must answer {"valid": B, ...}`, oc.Expected.String(), r.OK.String())
+				return check.Failed(oc.Op+` must answer {"valid": B, ...}`, oc.Expected.String(), answer.String())
 			}
 			if got == want {
 				return check.Passed()
 			}
-			o = check.Failed("the verdict differs ["+verdictClass(want, recordFacet(oc.Args, want), got)+"]", oc.Expected.String(), r.OK.String())
+			o = check.Failed("the verdict differs ["+verdictClass(want, recordFacet(oc.Args, want), got)+"]", oc.Expected.String(), answer.String())
 			o.Notes = []string{"a record attestation is checked in this order: its six string members and algorithm ed25519 (malformed), signed_record_hash = the record's hash (commitment_mismatch), then Ed25519 over the domain tag and the hash's 32 bytes, the key and R strict points and S < L (signature_invalid)"}
 			return o
 		},
@@ -281,22 +272,18 @@ func envelopeCaseCheck(oc OpCase) check.Check {
 		Explain: fmt.Sprintf("sends: %s %s\nexpects: ok %s", oc.Op, check.Clip(string(args)), check.Clip(strconv.Quote(want))),
 		Clause:  clauseEnvelopeRespelled,
 		Do: func(ctx context.Context, s *check.Session) check.Outcome {
-			r, o, ok := check.Expect{Op: oc.Op, Args: args}.Reply(ctx, s)
-			if !ok {
+			e := check.Expect{Op: oc.Op, Args: args, Want: want, Notes: []string{noteEnvelope}}
+			e.Words = func(m check.Miss) check.Outcome {
+				o := m.Outcome
+				switch m.Kind {
+				case check.Erred:
+					o.Reason = oc.Op + " could not read the envelope: " + m.Err.Error()
+				case check.Differs:
+					o.Reason = fmt.Sprintf("the re-serialised envelope differs at byte %d [%s]", o.Diff.Offset, envelopeClass(want, m.OK.Str))
+				}
 				return o
 			}
-			if r.Err != nil {
-				return check.Failed(oc.Op+" could not read the envelope: "+r.Err.Error(), want, "err: "+r.Err.Error())
-			}
-			if r.OK.Kind != canon.String {
-				return check.Failed(oc.Op+" returned "+r.OK.Kind.String()+", not a string", want, r.OK.String())
-			}
-			o = check.SameBytes("the re-serialised envelope", []byte(want), []byte(r.OK.Str))
-			if o.Status == check.Fail {
-				o.Reason = fmt.Sprintf("the re-serialised envelope differs at byte %d [%s]", o.Diff.Offset, envelopeClass(want, r.OK.Str))
-				o.Notes = append(o.Notes, noteEnvelope)
-			}
-			return o
+			return e.Bytes(ctx, s, "the re-serialised envelope", []byte(want))
 		},
 	}
 }
