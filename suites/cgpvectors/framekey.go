@@ -190,25 +190,14 @@ func textFacet(s string) string {
 // month, day, hour, minute or second out of its range), or, for one F4
 // accepts, "leap second", "leap day" or "valid".
 func stampFacet(s string) string {
-	m := timestampZ.FindStringSubmatch(s)
-	if m == nil {
-		return "grammar"
-	}
-	n := make([]int, 7)
-	for i := 1; i <= 6; i++ {
-		n[i], _ = strconv.Atoi(m[i])
-	}
-	year, month, day, hour, minute, second := n[1], n[2], n[3], n[4], n[5], n[6]
-	days := []int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
-	if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-		days[1] = 29
-	}
 	switch {
-	case month < 1 || month > 12 || day < 1 || day > days[month-1] || hour > 23 || minute > 59 || second > 60:
+	case !timestampZ.MatchString(s):
+		return "grammar"
+	case cgp.CheckTimestamp(s) != nil:
 		return "calendar"
-	case second == 60:
+	case s[17:19] == "60": // YYYY-MM-DDTHH:MM:SS..., as the grammar has it
 		return "leap second"
-	case month == 2 && day == 29:
+	case s[5:10] == "02-29":
 		return "leap day"
 	}
 	return "valid"
