@@ -59,6 +59,19 @@ type Envelope struct {
 	Message         *string             `json:"message,omitempty"`
 }
 
+// ErrorText is an error envelope's code and message, "CODE: MESSAGE",
+// with "(no code)" for a code it lacks.
+func (e *Envelope) ErrorText() string {
+	code, msg := "(no code)", ""
+	if e.Code != nil {
+		code = *e.Code
+	}
+	if e.Message != nil {
+		msg = *e.Message
+	}
+	return code + ": " + msg
+}
+
 // ProviderInfo is who a provider says it is and what its data does.
 type ProviderInfo struct {
 	Name     string   `json:"name"`

@@ -671,7 +671,7 @@ func embeddingOutcome(env *cgp.Envelope, err error, fp string, dim, n int) outco
 			return pass("provider declares %s (%d-dim) and rejected a %d-dim embedding with `bad_request` (§E1)", fp, dim, n)
 		}
 		o := pass("provider declares %s (%d-dim) and rejected a %d-dim embedding with an error (§E1)", fp, dim, n)
-		o.notes = []string{"the error's code is not bad_request, which SPEC recommends: " + errorText(env)}
+		o.notes = []string{"the error's code is not bad_request, which SPEC recommends: " + env.ErrorText()}
 		return o
 	case err != nil:
 		if o, ok := refused(fmt.Sprintf("query with a %d-dim embedding", n), err); ok {
@@ -735,19 +735,6 @@ const (
 	wantMalformed = "an error with code bad_request (or no reply) to the malformed line, then frames to the query"
 	wantEmbedding = "an error reply (code bad_request)"
 )
-
-// errorText is an error envelope's code and message, as the host's errors
-// say them.
-func errorText(e *cgp.Envelope) string {
-	code, msg := "(no code)", ""
-	if e.Code != nil {
-		code = *e.Code
-	}
-	if e.Message != nil {
-		msg = *e.Message
-	}
-	return code + ": " + msg
-}
 
 // queryFailed is the failure of a query the check needed answered.
 func queryFailed(what string, err error) outcome {

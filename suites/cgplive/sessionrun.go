@@ -518,7 +518,7 @@ func (r *sessionRun) pipeline(ctx, sctx context.Context, i int, p []Step, fail f
 	for k, env := range replies {
 		var err error
 		if env.Type == cgp.TypeError {
-			err = &host.Error{Kind: host.KindProvider, Msg: errorText(env)}
+			err = &host.Error{Kind: host.KindProvider, Msg: env.ErrorText()}
 		}
 		if rule, o, ok := r.judgeQuery(ctx, qs[k], &ids[k], nil, env, err); !ok {
 			return fail(rule, o)

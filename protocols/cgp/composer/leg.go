@@ -85,7 +85,7 @@ func (h *Host) handshake(ctx context.Context, conn *host.Host, l *leg) (*cgp.Env
 		h.failed(l, "the handshake", err)
 		return nil, false
 	case ack.Type == cgp.TypeError:
-		l.set(ResultError, "the provider answered the handshake with an error: %s", describe(ack))
+		l.set(ResultError, "the provider answered the handshake with an error: %s", ack.ErrorText())
 		return nil, false
 	case ack.Type != cgp.TypeHandshakeAck:
 		l.set(ResultError, "the provider answered the handshake with %q, not handshake_ack", ack.Type)
@@ -237,15 +237,4 @@ func (h *Host) failed(l *leg, during string, err error) {
 // without a response: the provider died in the middle of it.
 func hungUp(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
-}
-
-func describe(e *cgp.Envelope) string {
-	code, msg := "(no code)", ""
-	if e.Code != nil {
-		code = *e.Code
-	}
-	if e.Message != nil {
-		msg = *e.Message
-	}
-	return code + ": " + msg
 }

@@ -197,7 +197,7 @@ func (h *Host) send(ctx context.Context, timeout time.Duration, env *cgp.Envelop
 		}
 	}
 	if reply.Type == cgp.TypeError {
-		return reply, &Error{Kind: KindProvider, Msg: describeError(reply)}
+		return reply, &Error{Kind: KindProvider, Msg: reply.ErrorText()}
 	}
 	return reply, &Error{Kind: KindUnexpected, Msg: fmt.Sprintf("expected %s, got %q", strings.Join(want, " or "), reply.Type)}
 }
@@ -216,17 +216,6 @@ func missingPayload(e *cgp.Envelope) string {
 		return "a handshake_ack without provider or capabilities"
 	}
 	return ""
-}
-
-func describeError(e *cgp.Envelope) string {
-	code, msg := "(no code)", ""
-	if e.Code != nil {
-		code = *e.Code
-	}
-	if e.Message != nil {
-		msg = *e.Message
-	}
-	return code + ": " + msg
 }
 
 // Handshake offers cgp.ProtocolVersion and returns the provider's ack. An
