@@ -18,6 +18,7 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/fuzz/fuzztest"
 	childproc "github.com/refereehq/referee/internal/child"
 	"github.com/refereehq/referee/protocols/cgp/provider"
 	"github.com/refereehq/referee/report"
@@ -131,34 +132,14 @@ func TestEveryBrokenModeIsFound(t *testing.T) {
 				if want := map[bool]int{true: report.ExitFailed, false: report.ExitOK}[f.Blocking()]; s.ExitCode() != want {
 					t.Errorf("exit code %d, want %d for %s", s.ExitCode(), want, f.Level)
 				}
-				replay(t, def, out, m.Name)
+				if n := fuzztest.Replay(t, def, out, m.Name, tool); n.Fail+n.Warn == 0 {
+					t.Errorf("mode %s passes the corpus written: %+v", m.Name, n)
+				}
 			})
 		}
 	}
 	if fuzzable < 3 {
 		t.Errorf("%d fuzzable suites, want jcs, crosslink and fablepool at least", fuzzable)
-	}
-}
-
-// replay runs the corpus in dir through the run pipeline: mode must fail
-// one of its checks, and the reference must pass them all.
-func replay(t *testing.T, def *check.Definition, dir, mode string) {
-	t.Helper()
-	for _, m := range []string{mode, ""} {
-		plan, err := run.Prepare(def, check.Spec{Mode: m}, run.Options{Corpus: dir, Tool: tool})
-		if err != nil {
-			t.Fatalf("replaying %s: %v", dir, err)
-		}
-		res := plan.Execute(t.Context())
-		n := res.Report.Counts
-		switch {
-		case !res.Report.Complete:
-			t.Errorf("replay against mode %q did not complete", m)
-		case m == "" && (res.ExitCode() != report.ExitOK || n.Pass != len(res.Execution.Results)):
-			t.Errorf("the reference does not pass the corpus written: exit %d, %+v", res.ExitCode(), n)
-		case m != "" && n.Fail+n.Warn == 0:
-			t.Errorf("mode %s passes the corpus written: %+v", m, n)
-		}
 	}
 }
 

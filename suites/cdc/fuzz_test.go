@@ -15,8 +15,8 @@ import (
 	"github.com/refereehq/referee/check/checktest"
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/fuzz/fuzztest"
 	"github.com/refereehq/referee/report"
-	"github.com/refereehq/referee/run"
 )
 
 var fuzzTool = report.Tool{Name: "referee", Version: "test"}
@@ -63,21 +63,8 @@ func fuzzFinds(t *testing.T, dir, mode string) {
 	}
 	f := s.Findings[0]
 	t.Logf("found at input %d (%s): %s: %s", f.Index, f.Target, f.Check, check.Clip(string(f.Input)))
-	for _, m := range []string{mode, ""} {
-		plan, err := run.Prepare(&Definition, check.Spec{Mode: m}, run.Options{Corpus: out, Tool: fuzzTool})
-		if err != nil {
-			t.Fatalf("replaying %s: %v", out, err)
-		}
-		res := plan.Execute(t.Context())
-		n := res.Report.Counts
-		switch {
-		case !res.Report.Complete:
-			t.Errorf("the replay against mode %q did not complete", m)
-		case m == "" && (res.ExitCode() != report.ExitOK || n.Pass != len(res.Execution.Results)):
-			t.Errorf("the reference does not pass the corpus written: exit %d, %+v", res.ExitCode(), n)
-		case m != "" && n.Fail == 0:
-			t.Errorf("mode %s passes the corpus written: %+v", m, n)
-		}
+	if n := fuzztest.Replay(t, &Definition, out, mode, fuzzTool); n.Fail == 0 {
+		t.Errorf("mode %s passes the corpus written: %+v", mode, n)
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 	"github.com/refereehq/referee/check"
 	"github.com/refereehq/referee/corpus"
 	"github.com/refereehq/referee/fuzz"
+	"github.com/refereehq/referee/fuzz/fuzztest"
 	"github.com/refereehq/referee/report"
-	"github.com/refereehq/referee/run"
 )
 
 // fuzzCount bounds the inputs within which seed 1 must find each broken
@@ -51,30 +51,10 @@ func TestEveryFuzzedModeIsFound(t *testing.T) {
 			if want := map[bool]int{true: report.ExitFailed, false: report.ExitOK}[f.Blocking()]; s.ExitCode() != want {
 				t.Errorf("exit code %d, want %d for a %s finding", s.ExitCode(), want, f.Level)
 			}
-			replayFound(t, out, m.Name)
+			if n := fuzztest.Replay(t, &Definition, out, m.Name, fuzzTool); n.Fail+n.Warn == 0 {
+				t.Errorf("mode %s passes the corpus written: %+v", m.Name, n)
+			}
 		})
-	}
-}
-
-// replayFound runs the corpus in dir through the run pipeline: mode must
-// fail one of its checks, and the reference must pass them all.
-func replayFound(t *testing.T, dir, mode string) {
-	t.Helper()
-	for _, m := range []string{mode, ""} {
-		plan, err := run.Prepare(&Definition, check.Spec{Mode: m}, run.Options{Corpus: dir, Tool: fuzzTool})
-		if err != nil {
-			t.Fatalf("replaying %s: %v", dir, err)
-		}
-		res := plan.Execute(t.Context())
-		c := res.Report.Counts
-		switch {
-		case !res.Report.Complete:
-			t.Errorf("replay against mode %q did not complete", m)
-		case m == "" && (res.ExitCode() != report.ExitOK || c.Pass != len(res.Execution.Results)):
-			t.Errorf("the reference does not pass the corpus written: exit %d, %+v", res.ExitCode(), c)
-		case m != "" && c.Fail+c.Warn == 0:
-			t.Errorf("mode %s passes the corpus written: %+v", m, c)
-		}
 	}
 }
 
