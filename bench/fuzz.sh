@@ -130,17 +130,17 @@ if [ -z "$before" ]; then
 else
   echo "median inputs/s              in process                   over stdio"
   echo "                     before    after  speed-up    before    after  speed-up"
-  least=
+  # One line a suite: its name and medians; one awk prints the table and,
+  # kept for after the client's line, the least speed-up.
   for s in $SUITES; do
-    bp=$(median "$s" before-in-process) ap=$(median "$s" in-process)
-    bo=$(median "$s" before-stdio) ao=$(median "$s" stdio)
-    line=$(awk -v s="$s" -v bp="$bp" -v ap="$ap" -v bo="$bo" -v ao="$ao" \
-      'BEGIN { printf "  %-16s %8d %8d %8.2fx  %8d %8d %8.2fx", s, bp, ap, ap / bp, bo, ao, ao / bo }')
-    echo "$line"
-    least=$(awk -v l="$least" -v a="$(awk -v x="$ap" -v y="$bp" 'BEGIN { print x / y }')" -v b="$(awk -v x="$ao" -v y="$bo" 'BEGIN { print x / y }')" \
-      'BEGIN { m = a < b ? a : b; if (l != "" && l < m) m = l; print m }')
-  done
+    echo "$s $(median "$s" before-in-process) $(median "$s" in-process) $(median "$s" before-stdio) $(median "$s" stdio)"
+  done | awk -v out="$scratch/least" '{
+    p = $3 / $2; o = $5 / $4
+    printf "  %-16s %8d %8d %8.2fx  %8d %8d %8.2fx\n", $1, $2, $3, p, $4, $5, o
+    if (NR == 1 || p < least) least = p
+    if (o < least) least = o
+  } END { printf "fuzz/before ratio=%.2f\n", least > out }'
 fi
 printf '  %-20s %12s  %12s   (calls/s, 8 in flight)\n' "adapter client" "" "$client"
-[ -z "$before" ] || awk -v r="$least" 'BEGIN { printf "fuzz/before ratio=%.2f\n", r }'
+[ -z "$before" ] || cat "$scratch/least"
 awk -v f="$(median jcs stdio)" -v c="$client" 'BEGIN { printf "fuzz/adapter ratio=%.2f\n", f / c }'
