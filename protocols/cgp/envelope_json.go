@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/refereehq/referee/internal/jsonstring"
 )
 
 // The reference serializer is Rust's serde_json, compact, over the wire
@@ -138,34 +140,15 @@ func emptyValue(v reflect.Value) bool {
 // controls as \u00xx (lowercase hex), everything else (DEL, U+2028,
 // non-ASCII) as it stands.
 func AppendSerdeString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
 	b = append(b, '"')
+	start := 0
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			if c < 0x20 {
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			} else {
-				b = append(b, c)
-			}
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			b = jsonstring.AppendEscape(append(b, s[start:i]...), c)
+			start = i + 1
 		}
 	}
-	return append(b, '"')
+	return append(append(b, s[start:]...), '"')
 }
 
 // FormatF32 writes an f32 as serde_json does (ryu's format32): the shortest
