@@ -1,6 +1,9 @@
 package canon
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Kind is the type of a JSON value.
 type Kind uint8
@@ -141,6 +144,38 @@ func (v Value) Lookup(key string) (Value, bool) {
 		}
 	}
 	return Value{}, false
+}
+
+// At returns the value the RFC 6901 JSON Pointer ptr names in v ("" is v
+// itself), and whether there is one: a member by its name (~1 for /, ~0
+// for ~), an element by its index written without leading zeros.
+func (v Value) At(ptr string) (Value, bool) {
+	if ptr == "" {
+		return v, true
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return Value{}, false
+	}
+	for _, t := range strings.Split(ptr[1:], "/") {
+		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		switch v.Kind {
+		case Object:
+			next, ok := v.Lookup(t)
+			if !ok {
+				return Value{}, false
+			}
+			v = next
+		case Array:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(v.Elems) || strconv.Itoa(i) != t {
+				return Value{}, false
+			}
+			v = v.Elems[i]
+		default:
+			return Value{}, false
+		}
+	}
+	return v, true
 }
 
 // Walk calls visit with v and every value inside it, depth first, without

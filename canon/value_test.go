@@ -26,3 +26,34 @@ func TestLookup(t *testing.T) {
 		t.Error("Lookup on an array found a member")
 	}
 }
+
+// TestAt: JSON Pointers (RFC 6901) name members by their decoded names and
+// elements by indexes without leading zeros; anything else names nothing.
+func TestAt(t *testing.T) {
+	v, err := Parse([]byte(`{"a":[10,{"b/c":1,"d~e":2,"":3}],"x":null}`), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		ptr  string
+		want string // "" when the pointer names nothing
+	}{
+		{"", `{"a":[10,{"b/c":1,"d~e":2,"":3}],"x":null}`},
+		{"/a/0", "10"},
+		{"/a/1/b~1c", "1"},
+		{"/a/1/d~0e", "2"},
+		{"/a/1/", "3"},
+		{"/x", "null"},
+		{"/a/01", ""},
+		{"/a/2", ""},
+		{"/a/-1", ""},
+		{"/a/0/y", ""},
+		{"/missing", ""},
+		{"a", ""},
+	} {
+		got, ok := v.At(tt.ptr)
+		if ok != (tt.want != "") || ok && got.String() != tt.want {
+			t.Errorf("At(%q) = %s, %v; want %q", tt.ptr, got.String(), ok, tt.want)
+		}
+	}
+}

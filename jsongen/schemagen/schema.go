@@ -332,41 +332,11 @@ func (b *builder) resolve(n *node) *node {
 			return nil
 		}
 	}
-	v, ok := at(d.root, frag)
+	v, ok := d.root.At(frag)
 	if !ok {
 		return nil
 	}
 	return b.build(d, v, frag)
-}
-
-// at returns the value at a JSON pointer.
-func at(v canon.Value, ptr string) (canon.Value, bool) {
-	if ptr == "" {
-		return v, true
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return canon.Value{}, false
-	}
-	for _, t := range strings.Split(ptr[1:], "/") {
-		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-		switch v.Kind {
-		case canon.Object:
-			next, ok := v.Lookup(t)
-			if !ok {
-				return canon.Value{}, false
-			}
-			v = next
-		case canon.Array:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(v.Elems) {
-				return canon.Value{}, false
-			}
-			v = v.Elems[i]
-		default:
-			return canon.Value{}, false
-		}
-	}
-	return v, true
 }
 
 // deref follows $refs.

@@ -227,7 +227,7 @@ func (t Tampering) apply(lease canon.Value) (canon.Value, bool) {
 		return lease, false
 	}
 	if t.Remove {
-		if _, ok := getAt(lease, toks); !ok {
+		if _, ok := lease.At(t.At); !ok {
 			return lease, false
 		}
 		return setAt(lease, toks[:len(toks)-1], func(parent canon.Value, present bool) (canon.Value, bool) {

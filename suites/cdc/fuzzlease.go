@@ -186,7 +186,7 @@ func resolveTamper(op, lease canon.Value) (Tampering, bool) {
 	if err != nil || len(toks) == 0 {
 		return Tampering{}, false
 	}
-	cur, present := getAt(lease, toks)
+	cur, present := lease.At(at.Str)
 	setTo := func(v canon.Value, why string) (Tampering, bool) {
 		t.Set, t.Why = json.RawMessage(v.String()), why
 		return t, true

@@ -218,6 +218,9 @@ func (sc *SupplementCase) wellFormed() error {
 			return err
 		}
 	}
+	if _, err := pointerTokens(sc.Kept); err != nil {
+		return fmt.Errorf("kept: %w", err)
+	}
 	for _, r := range sc.Requires.Schemas {
 		if (len(r.OneOf) > 0) == r.Open {
 			return fmt.Errorf("schema rule at %q: give exactly one of one_of and open", r.At)
@@ -307,11 +310,7 @@ func (cp *Corpus) schemaHolds(r SchemaRule) bool {
 	if err != nil {
 		return false
 	}
-	toks, err := pointerTokens(r.At)
-	if err != nil {
-		return false
-	}
-	v, ok := getAt(doc, toks)
+	v, ok := doc.At(r.At)
 	if !ok {
 		return false
 	}
@@ -389,29 +388,6 @@ func pointerTokens(ptr string) ([]string, error) {
 		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 	}
 	return toks, nil
-}
-
-// getAt returns the value at toks in v.
-func getAt(v canon.Value, toks []string) (canon.Value, bool) {
-	for _, t := range toks {
-		switch v.Kind {
-		case canon.Object:
-			next, ok := v.Lookup(t)
-			if !ok {
-				return canon.Value{}, false
-			}
-			v = next
-		case canon.Array:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(v.Elems) || strconv.Itoa(i) != t {
-				return canon.Value{}, false
-			}
-			v = v.Elems[i]
-		default:
-			return canon.Value{}, false
-		}
-	}
-	return v, true
 }
 
 // setAt returns a copy of v with the value at toks replaced by what f
@@ -574,8 +550,7 @@ func supPathCheck(id, what string, sc SupplementCase, base, shape string, value 
 }
 
 func supRoundTripCheck(id, what string, sc SupplementCase, base, shape string, value canon.Value) check.Check {
-	toks, _ := pointerTokens(sc.Kept)
-	want, _ := getAt(value, toks)
+	want, _ := value.At(sc.Kept)
 	return check.Check{
 		ID: id, Level: sc.Level, Clause: sc.Clause,
 		Doc:     check.Clip(check.OneLine(sc.Doc)),
@@ -590,7 +565,7 @@ func supRoundTripCheck(id, what string, sc SupplementCase, base, shape string, v
 			if !ok {
 				return o
 			}
-			got, ok := getAt(back, toks)
+			got, ok := back.At(sc.Kept)
 			if !ok || !canon.Equal(got, want) {
 				return check.Failed(lost, want.String(), check.Clip(back.String()))
 			}
