@@ -116,3 +116,24 @@ func BenchmarkLongStrings(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseSmall parses the small documents the adapter protocol
+// sends for every call, a request's args and a reply line, beside the
+// 1 MiB document: what a parse costs before the first member is read.
+func BenchmarkParseSmall(b *testing.B) {
+	for _, tc := range []struct{ name, doc string }{
+		{"args", `{"value_text":"[1,{\"b\":2,\"a\":\"x\"}]"}`},
+		{"reply", `{"id":4711,"ok":true,"result":"[1,{\"a\":\"x\",\"b\":2}]"}`},
+		{"records", `[{"id":1,"name":"a","tags":["x","y"]},{"id":2,"name":"b","tags":[]},{"id":3,"name":"c","tags":["z"]}]`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse([]byte(tc.doc), ReadOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -129,6 +129,10 @@ type parser struct {
 	memSlab slab[Member] // blocks for object members
 }
 
+// slabMin is the first block's size: most documents the adapter protocol
+// sends, request args and reply lines, are objects of one to four members.
+const slabMin = 4
+
 // slabMax is the largest number of elements or members allocated as one
 // block to be shared by several containers.
 const slabMax = 1024
@@ -146,7 +150,7 @@ func (s *slab[T]) alloc(n int) []T {
 		if n > slabMax/4 {
 			return make([]T, n)
 		}
-		s.block = min(max(2*s.block, 16), slabMax)
+		s.block = min(max(2*s.block, slabMin), slabMax)
 		s.free = make([]T, max(s.block, n))
 	}
 	out := s.free[:n:n]
