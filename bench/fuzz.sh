@@ -13,8 +13,12 @@
 #                       in inputs/s
 #
 # for every suite in SUITES. Each fuzz run must exit 0 (the reference does
-# not diverge from itself). It prints every run, the medians side by side,
-# and last the line
+# not diverge from itself). With GNU time at /usr/bin/time, each run over
+# stdio also has the CPU time (user and system) of the fuzzer's process and
+# of the implementation's, which the medians show for an input: where the
+# fuzzer costs more than the implementation it drives, the fuzzer is what
+# limits the rate. It prints every run, the medians side by side, and last
+# the line
 #
 #   fuzz/adapter ratio=R
 #
@@ -74,12 +78,19 @@ fi
 bound=(--time "$TIME")
 [ -z "$COUNT" ] || bound=(--count "$COUNT")
 
+gnutime=
+if /usr/bin/time --version 2>&1 | grep -q 'GNU Time'; then
+  gnutime=/usr/bin/time
+fi
+
 # fuzzrate REFEREE SUITE [-- ADAPTER...]: one fuzz run's inputs/s, from its
 # first line "referee fuzz SUITE: seed 1, N inputs in Ds (R inputs/s), ...".
+# With timed set (an array), the fuzz command runs under it.
+timed=()
 fuzzrate() {
   local bin=$1 suite=$2 rc=0 first
   shift 2
-  "$bin" fuzz "$suite" "${bound[@]}" "$@" >"$scratch/out" 2>"$scratch/err" || rc=$?
+  "${timed[@]}" "$bin" fuzz "$suite" "${bound[@]}" "$@" >"$scratch/out" 2>"$scratch/err" || rc=$?
   if [ "$rc" != 0 ]; then
     tail -n 20 "$scratch/out" "$scratch/err" >&2
     die "$bin fuzz $suite $* exited $rc, want 0"
@@ -111,8 +122,24 @@ for run in $(seq "$RUNS"); do
       echo "$s before-stdio $o" >>"$results"
     fi
     p=$(fuzzrate "$referee" "$s")
-    o=$(fuzzrate "$referee" "$s" -- "$referee" serve "$s")
-    echo "  run $run: $s in process $p inputs/s, over stdio $o inputs/s"
+    if [ -n "$gnutime" ]; then
+      # The fuzzer's rusage includes the child it waited for: the
+      # implementation's CPU is taken from it.
+      timed=("$gnutime" -o "$scratch/all.cpu" -f '%U %S')
+      o=$(fuzzrate "$referee" "$s" -- "$gnutime" -o "$scratch/impl.cpu" -f '%U %S' "$referee" serve "$s")
+      timed=()
+      n=$(head -1 "$scratch/out" | sed -n 's/^[^,]*, \([0-9]*\) inputs in .*/\1/p')
+      [ -n "$n" ] && [ "$n" -gt 0 ] || die "$s over stdio: no input count in \"$(head -1 "$scratch/out")\""
+      read -r au as <"$scratch/all.cpu" || die "$s over stdio: no CPU time from $gnutime"
+      read -r iu is <"$scratch/impl.cpu" || die "$s over stdio: no CPU time of the implementation from $gnutime"
+      cpu=$(awk -v au="$au" -v as="$as" -v iu="$iu" -v is="$is" -v n="$n" 'BEGIN { i = iu + is; printf "%.0f %.0f", (au + as - i) / n * 1e6, i / n * 1e6 }')
+      echo "  run $run: $s in process $p inputs/s, over stdio $o inputs/s; CPU an input over stdio: fuzzer ${cpu% *} µs, implementation ${cpu#* } µs"
+      echo "$s fuzzer-cpu ${cpu% *}" >>"$results"
+      echo "$s impl-cpu ${cpu#* }" >>"$results"
+    else
+      o=$(fuzzrate "$referee" "$s" -- "$referee" serve "$s")
+      echo "  run $run: $s in process $p inputs/s, over stdio $o inputs/s"
+    fi
     echo "$s in-process $p" >>"$results"
     echo "$s stdio $o" >>"$results"
   done
@@ -142,5 +169,13 @@ else
   } END { printf "fuzz/before ratio=%.2f\n", least > out }'
 fi
 printf '  %-20s %12s  %12s   (calls/s, 8 in flight)\n' "adapter client" "" "$client"
+if [ -n "$gnutime" ]; then
+  echo
+  echo "median CPU an input, over stdio (µs)   fuzzer   implementation   fuzzer/implementation"
+  for s in $SUITES; do
+    f=$(median "$s" fuzzer-cpu) i=$(median "$s" impl-cpu)
+    awk -v s="$s" -v f="$f" -v i="$i" 'BEGIN { printf "  %-36s %7d %16d %23.1f\n", s, f, i, (i > 0 ? f / i : 0) }'
+  done
+fi
 [ -z "$before" ] || cat "$scratch/least"
 awk -v f="$(median jcs stdio)" -v c="$client" 'BEGIN { printf "fuzz/adapter ratio=%.2f\n", f / c }'

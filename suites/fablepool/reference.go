@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/refereehq/referee/adapter"
 	"github.com/refereehq/referee/canon"
@@ -127,10 +128,97 @@ func jsonString(s string) json.RawMessage {
 
 // Handle performs one op.
 func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMessage, *adapter.Error) {
+	opts := h.argsOptions()
+	// Args that a strict parse reads, with exactly the member names args
+	// has and strings where it holds strings, read as encoding/json reads
+	// them: one parse serves both. Others (names in another case, a
+	// number for a string, text that is not UTF-8, duplicates) are read
+	// by encoding/json, as they always were.
+	fast := opts
+	fast.MaxDepth = fastArgsDepth
+	if rawArgs, err := canon.Parse(raw, fast); err == nil {
+		if a, ok := argsOf(rawArgs); ok {
+			return h.handleArgs(op, a, rawArgs, nil)
+		}
+	}
+	return h.handleDecoded(op, raw)
+}
+
+// fastArgsDepth is the deepest args Handle reads with one parse: within
+// encoding/json's limit of 10,000, so that what is deeper is refused as it
+// always was.
+const fastArgsDepth = 1000
+
+// argsOptions is how Handle reads the JSON values of the args.
+func (h *Handler) argsOptions() canon.ReadOptions {
+	opts := canon.ReadOptions{}
+	if h.mode.hostParsed {
+		opts.Duplicates = canon.LastWins
+	}
+	return opts
+}
+
+// argsOf reads args from an object of args parsed strictly, as
+// encoding/json would read it; ok is false when its reading could differ:
+// a name args does not have in exactly that spelling, or a member args
+// holds as a string that is neither a string of UTF-8 nor null.
+func argsOf(v canon.Value) (a args, ok bool) {
+	if v.Kind != canon.Object {
+		return args{}, false
+	}
+	for _, m := range v.Members {
+		var str *string
+		var ptr **string
+		switch m.Key {
+		case "input", "body", "op":
+			continue // read from the parse, as values
+		case "seed":
+			str = &a.Seed
+		case "message_hex":
+			str = &a.MessageHex
+		case "public_key":
+			str = &a.PublicKey
+		case "signature":
+			str = &a.Signature
+		case "input_text":
+			ptr = &a.InputText
+		case "body_text":
+			ptr = &a.BodyText
+		case "op_text":
+			ptr = &a.OpText
+		default:
+			return args{}, false
+		}
+		switch {
+		case m.Value.Kind == canon.Null && ptr != nil:
+			*ptr = nil
+		case m.Value.Kind == canon.Null:
+			// encoding/json leaves a string alone for null
+		case m.Value.Kind != canon.String || !utf8.ValidString(m.Value.Str):
+			return args{}, false
+		case ptr != nil:
+			s := m.Value.Str
+			*ptr = &s
+		default:
+			*str = m.Value.Str
+		}
+	}
+	return a, true
+}
+
+// handleDecoded performs one op on args read by encoding/json: the
+// reading of args that argsOf does not take.
+func (h *Handler) handleDecoded(op string, raw []byte) (json.RawMessage, *adapter.Error) {
 	var a args
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, &adapter.Error{Code: "bad_args", Message: err.Error()}
 	}
+	return h.handleArgs(op, a, canon.Value{}, raw)
+}
+
+// handleArgs performs one op on args a, whose JSON values are read from
+// rawArgs, or when raw is not nil, parsed from raw as they are needed.
+func (h *Handler) handleArgs(op string, a args, rawArgs canon.Value, raw []byte) (json.RawMessage, *adapter.Error) {
 	// body_text and op_text carry a body's and an op's exact text; read
 	// strictly, as the profile parses, they keep what a verdict turns on
 	// (a lexeme, a duplicate member). Without them the JSON values are read
@@ -151,13 +239,11 @@ func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMe
 		}
 		return h.handleValue(op, a, v)
 	}
-	opts := canon.ReadOptions{}
-	if h.mode.hostParsed {
-		opts.Duplicates = canon.LastWins
-	}
-	rawArgs, perr := canon.Parse(raw, opts)
-	if perr != nil {
-		return nil, fail(fp.CodeJSONInvalid, perr)
+	if raw != nil {
+		var perr error
+		if rawArgs, perr = canon.Parse(raw, h.argsOptions()); perr != nil {
+			return nil, fail(fp.CodeJSONInvalid, perr)
+		}
 	}
 	value := func(key string) (canon.Value, bool) {
 		v, ok := rawArgs.Lookup(key)
