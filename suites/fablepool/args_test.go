@@ -69,6 +69,7 @@ func TestArgsReadOnce(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d of %d requests read with one parse", once, len(rec.seen))
 	// The point of reading once: what referee's checks send is read so.
 	if len(rec.seen) < 1000 || once < len(rec.seen)*9/10 {
 		t.Errorf("%d of %d requests read with one parse; want 1000 requests or more, nine in ten of them so read", once, len(rec.seen))
