@@ -178,6 +178,24 @@ func (v Value) At(ptr string) (Value, bool) {
 	return v, true
 }
 
+// HoldsLoneSurrogate reports whether a string or member name of v holds a
+// lone surrogate.
+func (v *Value) HoldsLoneSurrogate() bool {
+	found := false
+	v.Walk(func(x *Value) bool {
+		switch x.Kind {
+		case String:
+			found = HasLoneSurrogate(x.Str)
+		case Object:
+			for _, m := range x.Members {
+				found = found || HasLoneSurrogate(m.Key)
+			}
+		}
+		return !found
+	})
+	return found
+}
+
 // Walk calls visit with v and every value inside it, depth first, without
 // recursion, until visit returns false.
 func (v *Value) Walk(visit func(x *Value) bool) {

@@ -87,3 +87,26 @@ func clip(s string) string {
 	}
 	return s
 }
+
+func TestHoldsLoneSurrogate(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{
+		{`{"a":["x",{"b":"😀 \ud83d\ude00"}]}`, false},
+		{`"\ud800"`, true},
+		{`["ok","\udfff"]`, true},
+		{`{"a":{"b":[1,"x\ud83dy"]}}`, true},
+		{`{"\udc00":1}`, true},
+		{`{"a":{"\ud800z":null}}`, true},
+		{`[1,true,null,{}]`, false},
+	} {
+		v, err := Parse([]byte(tc.doc), ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.HoldsLoneSurrogate(); got != tc.want {
+			t.Errorf("%s: HoldsLoneSurrogate = %v, want %v", tc.doc, got, tc.want)
+		}
+	}
+}

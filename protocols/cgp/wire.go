@@ -308,6 +308,12 @@ func decodeEnvelope(data []byte) (*Envelope, canon.Value, error) {
 	if err := caseExact(v, reflect.TypeFor[Envelope](), "envelope"); err != nil {
 		return nil, v, err
 	}
+	// serde reads an envelope (a tagged enum) whole before it looks at its
+	// type, every string validated: a lone surrogate (\ud800), in any member
+	// known or not, is an error there, and U+FFFD in encoding/json.
+	if v.HoldsLoneSurrogate() {
+		return nil, v, fmt.Errorf("a string or member name holds a lone surrogate escape, which is no Unicode text")
+	}
 	if v.Kind != canon.Object {
 		return nil, v, fmt.Errorf("not a JSON object but %s", v.Kind)
 	}

@@ -29,6 +29,11 @@ func TestDecodeEnvelope(t *testing.T) {
 		{`{"Type":"shutdown"}`, false, ""},
 		{`{"type":"frames","result":{"frames":[{"id":"a","kind":"doc","title":"t","Score":0.5,"token_cost":1}],"truncated":false}}`, false, ""},
 		{"{\"type\":\"error\",\"message\":\"\xff\"}", false, ""},
+		// serde validates every string of a tagged enum, unknown members' too.
+		{`{"type":"error","message":"\ud800"}`, false, ""},
+		{`{"type":"error","message":"m","future":["\udc00"]}`, false, ""},
+		{`{"type":"error","message":"m","\ud83d":1}`, false, ""},
+		{`{"type":"error","message":"\ud83d\ude00"}`, true, TypeError},
 		{`{"type":"frames","result":{"frames":[{"id":"a","kind":"doc","title":"t","score":0.5,"token_cost":1,"x-acme":{"Name":"n","Score":2}}],"truncated":false}}`, true, TypeFrames},
 		{`{"type":"frames","result":{"frames":[],"truncated":false,"frame_attestations":[{"frame":{"provider_id":"p","Frame_ID":"f"}}]}}`, false, ""},
 		{`{"type":"frames","result":{"frames":[{"id":"a","kind":"doc","title":"t","score":"high","token_cost":1}],"truncated":false}}`, false, ""},

@@ -78,29 +78,11 @@ const (
 // 8785 governs; a must otherwise.
 func canonicalLevel(rel Release, value json.RawMessage, cl *clauses) (check.Level, string) {
 	if rel == Release12 {
-		if v, err := canon.Parse(value, canon.ReadOptions{}); err == nil && holdsLoneSurrogate(v) {
+		if v, err := canon.Parse(value, canon.ReadOptions{}); err == nil && v.HoldsLoneSurrogate() {
 			return check.May, clauseLoneSurrogate
 		}
 	}
 	return check.Must, cl.canonical
-}
-
-// holdsLoneSurrogate reports whether a string or member name of v holds a
-// lone surrogate.
-func holdsLoneSurrogate(v canon.Value) bool {
-	found := false
-	v.Walk(func(x *canon.Value) bool {
-		switch x.Kind {
-		case canon.String:
-			found = canon.HasLoneSurrogate(x.Str)
-		case canon.Object:
-			for _, m := range x.Members {
-				found = found || canon.HasLoneSurrogate(m.Key)
-			}
-		}
-		return !found
-	})
-	return found
 }
 
 // toolArgsKept returns the grant a vector's declaration would get if the

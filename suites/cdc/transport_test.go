@@ -155,7 +155,7 @@ func TestValuesLoseNothing(t *testing.T) {
 		for _, op := range []string{OpValidate, OpRoundTrip, OpRules} {
 			for _, args := range rec.args[op] {
 				for _, m := range args.Members {
-					if holdsLoneSurrogate(m.Value) {
+					if m.Value.HoldsLoneSurrogate() {
 						t.Errorf("%s: %s %s holds a lone surrogate", l.Suite.Corpus, op, m.Key)
 					}
 					mapValue(m.Value, func(x canon.Value) canon.Value {

@@ -140,3 +140,21 @@ func TestFoundCorpusRules(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvelopesSerdeRefusesAreNotJudged: an envelope that serde refuses
+// makes no roundTripEnvelope vector, however the Go reference would write
+// it. A lone surrogate was written as U+FFFD (encoding/json's reading) and
+// failed the Node example, which keeps it: serde refuses the line.
+func TestEnvelopesSerdeRefusesAreNotJudged(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"error","message":"\ud800"}`,
+		`{"type":"error","message":"m","future":{"x":"\udfff"}}`,
+	} {
+		if _, ok := envelopeVector("fuzz-000000000001", []byte(line)); ok {
+			t.Errorf("%s: made a vector", line)
+		}
+	}
+	if _, ok := envelopeVector("fuzz-000000000001", []byte(`{"type":"error","message":"\ud83d\ude00"}`)); !ok {
+		t.Errorf("a pair of surrogates made no vector")
+	}
+}
