@@ -31,8 +31,8 @@ var Rules = []string{"F1", "F2", cgp.RuleCitation, "P1", "P2", "P3", "P4", "F4",
 
 // DecodeFrame reads a frame as the reference host reads a served one: the
 // wire type cgp.ContextFrame, through cgp.DecodeEnvelope (unknown members
-// ignored, duplicate and case-folded member names refused, a member of the
-// wrong type an error), then cgp.CheckFrameMembers (a required member, at
+// ignored, duplicate and case-folded member names and lone surrogate
+// escapes refused, a member of the wrong type an error), then cgp.CheckFrameMembers (a required member, at
 // any level, missing or null). It is an error for a frame that is not an
 // object.
 func DecodeFrame(v canon.Value) (*cgp.ContextFrame, error) {

@@ -200,3 +200,30 @@ func TestFrameRuleModeEvidence(t *testing.T) {
 		t.Errorf("utf16-token-cost fails a citation check: %+v", r)
 	}
 }
+
+// TestLoneSurrogateFrameIsNoContextFrame: serde validates every string of
+// a frame and refuses one with a lone surrogate escape, where Go's
+// encoding/json reads U+FFFD: checkFrame answers a single shape violation,
+// in a known member or an unknown one; a surrogate pair is text.
+func TestLoneSurrogateFrameIsNoContextFrame(t *testing.T) {
+	frame := func(title, extra string) canon.Value {
+		v, err := canon.Parse([]byte(`{"id":"a","kind":"doc","title":"`+title+`","score":0.5,"token_cost":1`+extra+`}`), canon.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, v := range []canon.Value{frame(`t\ud800`, ""), frame("t", `,"x-acme":["\udc00"]`)} {
+		vs := FrameViolations(v)
+		if len(vs) != 1 || vs[0].Rule != RuleShape {
+			t.Errorf("%s: violations %v, want one %s", v.String(), vs, RuleShape)
+		}
+	}
+	for _, v := range []canon.Value{frame(`t\ud83d\ude00`, ""), frame("t", "")} {
+		for _, x := range FrameViolations(v) {
+			if x.Rule == RuleShape {
+				t.Errorf("%s: %v", v.String(), x)
+			}
+		}
+	}
+}
