@@ -19,6 +19,11 @@ const (
 	// LastWins keeps one member per key: at the position of the key's first
 	// occurrence, with the value of its last.
 	LastWins
+	// KeepDuplicates keeps every member, a repeated key as often as it
+	// comes, in order: for a reader that decides itself which repeats it
+	// takes (serde refuses a known field twice and ignores an unknown one).
+	// Lookup finds a key's first member.
+	KeepDuplicates
 )
 
 // ReadOptions configures Parse.
@@ -30,7 +35,7 @@ type ReadOptions struct {
 	MaxDepth int
 	// Duplicates says what to do with a repeated object key. Keys are
 	// compared after decoding their escapes. Values other than LastWins
-	// reject duplicates.
+	// and KeepDuplicates reject duplicates.
 	Duplicates DuplicatePolicy
 	// MaxValues is the most values (scalars and containers, at any depth)
 	// the text may hold, or 0 (or less) for no limit; one more is an
@@ -63,6 +68,7 @@ func parse(s string, opts ReadOptions) (Value, error) {
 		maxDepth:  opts.MaxDepth,
 		maxValues: opts.MaxValues,
 		lastWins:  opts.Duplicates == LastWins,
+		keepDups:  opts.Duplicates == KeepDuplicates,
 		scratch:   *sc,
 	}
 	v, err := p.parse()
@@ -123,6 +129,7 @@ type parser struct {
 	maxValues int
 	values    int // values begun so far
 	lastWins  bool
+	keepDups  bool
 
 	scratch
 	valSlab slab[Value]  // blocks for array elements
@@ -379,6 +386,9 @@ func (p *parser) readKey() error {
 	o := &p.objs[len(p.objs)-1]
 	o.key = key
 	o.dup = -1
+	if p.keepDups {
+		return p.colon()
+	}
 	n := len(p.mems) - o.base
 	if o.index == nil && n >= dupIndexMin {
 		o.index = make(map[string]int, 2*n)
@@ -401,6 +411,11 @@ func (p *parser) readKey() error {
 	if o.dup >= 0 && !p.lastWins {
 		return p.fail(keyOff, ErrDuplicateKey, "duplicate key %s", strconv.Quote(key))
 	}
+	return p.colon()
+}
+
+// colon skips the whitespace, the colon and the whitespace after a key.
+func (p *parser) colon() error {
 	p.skipSpace()
 	if p.pos >= len(p.s) || p.s[p.pos] != ':' {
 		return p.unexpected(p.pos, "':' after an object key")

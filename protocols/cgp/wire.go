@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -265,10 +266,10 @@ type ProofStep struct {
 // MaxLine is the longest envelope line a host reads (16 MiB).
 const MaxLine = 16 << 20
 
-// DecodeEnvelope reads one envelope from a line (or an HTTP body): one JSON
-// object with a string type; unknown members are ignored. A member the
-// wire types require but that is missing reads as its zero value: use
-// DecodeReply for what a provider serves.
+// DecodeEnvelope reads one envelope from a line (or an HTTP body) as serde
+// reads it (serdeMembers): one JSON object with a string type; unknown
+// members are ignored. A member the wire types require but that is missing
+// reads as its zero value: use DecodeReply for what a provider serves.
 func DecodeEnvelope(data []byte) (*Envelope, error) {
 	env, _, err := decodeEnvelope(data)
 	return env, err
@@ -296,23 +297,26 @@ func DecodeReply(data []byte) (*Envelope, error) {
 // of small values would otherwise take gigabytes once read.
 const MaxEnvelopeValues = 1 << 20
 
-// decodeEnvelope is DecodeEnvelope, with the envelope as parsed JSON too.
+// decodeEnvelope is DecodeEnvelope, with the envelope as parsed JSON too:
+// as serde reads it, without the members serde ignores.
 func decodeEnvelope(data []byte) (*Envelope, canon.Value, error) {
 	data = bytes.TrimRight(data, "\r\n")
-	// encoding/json would take duplicate members (last wins), invalid UTF-8
-	// and member names in any case; the reference reader (serde) refuses them.
-	v, err := canon.Parse(data, canon.ReadOptions{MaxDepth: 128, MaxValues: MaxEnvelopeValues})
+	// encoding/json would take invalid UTF-8, a field twice (the last) and
+	// member names in any case; the reference reader (serde) refuses the
+	// first two and ignores a name that is no field's. Repeats are kept
+	// here for serdeMembers to judge.
+	v, err := canon.Parse(data, canon.ReadOptions{MaxDepth: 128, MaxValues: MaxEnvelopeValues, Duplicates: canon.KeepDuplicates})
 	if err != nil {
 		return nil, v, fmt.Errorf("not one JSON text: %v", err)
-	}
-	if err := caseExact(v, reflect.TypeFor[Envelope](), "envelope"); err != nil {
-		return nil, v, err
 	}
 	// serde reads an envelope (a tagged enum) whole before it looks at its
 	// type, every string validated: a lone surrogate (\ud800), in any member
 	// known or not, is an error there, and U+FFFD in encoding/json.
 	if v.HoldsLoneSurrogate() {
 		return nil, v, fmt.Errorf("a string or member name holds a lone surrogate escape, which is no Unicode text")
+	}
+	if v, err = serdeMembers(v, reflect.TypeFor[Envelope](), "envelope"); err != nil {
+		return nil, v, err
 	}
 	if v.Kind != canon.Object {
 		return nil, v, fmt.Errorf("not a JSON object but %s", v.Kind)
@@ -325,51 +329,83 @@ func decodeEnvelope(data []byte) (*Envelope, canon.Value, error) {
 		return nil, v, fmt.Errorf("type is %s, not a string", typ.Kind)
 	}
 	var env Envelope
-	if err := json.Unmarshal(data, &env); err != nil {
+	if err := json.Unmarshal([]byte(v.String()), &env); err != nil {
 		return nil, v, fmt.Errorf("%s envelope: %v", typ.Str, err)
 	}
 	return &env, v, nil
 }
 
-// caseExact refuses, inside the envelope's own objects, a member whose name
-// matches one of the object's fields only when case is ignored ("Score" for
-// "score"): encoding/json would read it as that field, serde would not.
-// Unknown members, and everything inside them, are left alone (U1).
-func caseExact(v canon.Value, t reflect.Type, path string) error {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-		if t == reflect.TypeFor[json.RawMessage]() {
-			return nil
-		}
-		if t.Kind() == reflect.Slice {
-			if v.Kind != canon.Array {
-				return nil
-			}
-			for i, e := range v.Elems {
-				if err := caseExact(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
+// serdeMembers reads v as serde reads a value of the wire type t, and
+// returns it without the members serde ignores. In each object of a wire
+// type: a field twice is an error; a member whose name is no field's is
+// dropped (an unknown member, U1, or a field's name in another case beside
+// the field itself); a field's name in another case without the field is
+// an error, since encoding/json would read it as the field (serde finds
+// the field missing, an error unless it is optional). Inside a value of no
+// wire type (json.RawMessage) a name may not repeat.
+func serdeMembers(v canon.Value, t reflect.Type, path string) (canon.Value, error) {
+	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t.Kind() != reflect.Struct || v.Kind != canon.Object {
-		return nil
+	switch {
+	case t == reflect.TypeFor[json.RawMessage]():
+		return v, noRepeats(v, path)
+	case t.Kind() == reflect.Slice && v.Kind == canon.Array:
+		elems := make([]canon.Value, len(v.Elems))
+		for i, e := range v.Elems {
+			x, err := serdeMembers(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return v, err
+			}
+			elems[i] = x
+		}
+		v.Elems = elems
+		return v, nil
+	case t.Kind() != reflect.Struct || v.Kind != canon.Object:
+		return v, nil
 	}
 	fields := jsonFieldsOf(t)
+	kept := make([]canon.Member, 0, len(v.Members))
 	for _, m := range v.Members {
-		for _, f := range fields {
-			switch {
-			case f.name == m.Key:
-				if err := caseExact(m.Value, f.typ, path+"."+f.name); err != nil {
-					return err
+		i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == m.Key })
+		if i < 0 {
+			for _, f := range fields {
+				if strings.EqualFold(f.name, m.Key) {
+					if _, ok := v.Lookup(f.name); !ok {
+						return v, fmt.Errorf("member %s.%s is not %q: member names are case-sensitive", path, m.Key, f.name)
+					}
 				}
-			case strings.EqualFold(f.name, m.Key):
-				return fmt.Errorf("member %s.%s is not %q: member names are case-sensitive", path, m.Key, f.name)
 			}
+			continue // serde ignores it
 		}
+		if slices.ContainsFunc(kept, func(k canon.Member) bool { return k.Key == m.Key }) {
+			return v, fmt.Errorf("duplicate field %s.%s", path, m.Key)
+		}
+		x, err := serdeMembers(m.Value, fields[i].typ, path+"."+m.Key)
+		if err != nil {
+			return v, err
+		}
+		kept = append(kept, canon.Member{Key: m.Key, Value: x})
 	}
-	return nil
+	v.Members = kept
+	return v, nil
+}
+
+// noRepeats refuses a member name twice in an object anywhere inside v.
+func noRepeats(v canon.Value, path string) error {
+	var err error
+	v.Walk(func(x *canon.Value) bool {
+		seen := make(map[string]bool, len(x.Members))
+		for _, m := range x.Members {
+			if seen[m.Key] {
+				err = fmt.Errorf("%s: duplicate member name %q", path, m.Key)
+				return false
+			}
+			seen[m.Key] = true
+		}
+		return true
+	})
+	return err
 }
 
 // jsonField is a struct field as encoding/json names it.

@@ -91,9 +91,10 @@ func settledFrame(v canon.Value) bool {
 
 // caseFolded reports whether an object of v, as the wire type t reads it,
 // has a member whose name is one of t's fields only when case is ignored
-// (Title): the reference refuses it as shape, guarding against Go's
-// case-insensitive decoding, where serde ignores it as an unknown member;
-// no vector settles which.
+// (Title) and not the field itself: the reference refuses it as shape,
+// guarding against Go's case-insensitive decoding, where serde finds the
+// field missing, which refuses the frame only if the field is required; no
+// vector settles which. Beside the field itself, both ignore it.
 func caseFolded(v canon.Value, t reflect.Type) bool {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 		if t.Kind() == reflect.Slice {
@@ -122,7 +123,9 @@ func caseFolded(v canon.Value, t reflect.Type) bool {
 					return true
 				}
 			case strings.EqualFold(name, m.Key):
-				return true
+				if _, ok := v.Lookup(name); !ok {
+					return true
+				}
 			}
 		}
 	}
