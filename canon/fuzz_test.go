@@ -79,6 +79,20 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/","literals":[null,true,false]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := Parse(data, ReadOptions{})
+		kept, kerr := Parse(data, ReadOptions{Duplicates: KeepDuplicates})
+		_, lerr := Parse(data, ReadOptions{Duplicates: LastWins})
+		switch {
+		case err == nil && (kerr != nil || !Equal(v, kept)):
+			t.Fatalf("KeepDuplicates differs without duplicates: %v", kerr)
+		case (kerr == nil) != (lerr == nil):
+			t.Fatalf("KeepDuplicates reads %v, LastWins %v: they differ in repeats only", kerr, lerr)
+		case kerr == nil:
+			// What it keeps reads back the same.
+			again, err := Parse([]byte(kept.String()), ReadOptions{Duplicates: KeepDuplicates})
+			if err != nil || !Equal(kept, again) {
+				t.Fatalf("KeepDuplicates: %s reads back as %s (%v)", kept, again, err)
+			}
+		}
 		if err != nil {
 			var se *SyntaxError
 			if !errors.As(err, &se) || !isSentinel(se.Err) {

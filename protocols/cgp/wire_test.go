@@ -90,6 +90,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	f.Add([]byte(`{"type":"handshake","protocol_version":"contextgraph/1.0"}`))
 	f.Add([]byte(`{"type":"verify","request":{"frames":[{"provider_id":"p","frame_id":"f"}]}}`))
 	f.Add([]byte(`{"type":"frames","result":{"frames":[{"id":"a","kind":"doc","title":"t","score":1.0,"token_cost":1,"provenance":[{"type":"file"}]}],"truncated":false,"frame_attestations":[{"frame":{"provider_id":"p","frame_id":"a"}}]}}`))
+	f.Add([]byte(`{"type":"error","message":"m","x":{"y":1,"y":2},"x":3,"Message":"n"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		env, err := DecodeEnvelope(data)
 		if err != nil {
