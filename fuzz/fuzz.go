@@ -485,6 +485,7 @@ type verdict struct {
 	notRun  bool
 	reason  string // cut to MaxReason bytes
 	key     string // the failure key (preKey) of a fail or an error
+	bug     string // the key without the level (bugOf)
 	// expected and actual, cut as check.Clip cuts them, are for the summary.
 	expected, actual string
 	sum              [sha256.Size]byte // the SHA-256 of the whole actual answer
@@ -505,7 +506,7 @@ func (v *verdict) failed() bool {
 func verdictOf(target, name string, r *check.Result) verdict {
 	v := verdict{id: r.ID, status: r.Status, level: r.Level, outcome: r.Outcome, notRun: r.NotRun()}
 	if v.failed() {
-		v.key = preKey(target, name, *r)
+		v.key, v.bug = preKey(target, name, *r), bugOf(target, name, *r)
 		v.expected, v.actual = check.Clip(r.Expected), check.Clip(r.Actual)
 		v.sum = sha256.Sum256([]byte(r.Actual))
 	}
@@ -609,14 +610,23 @@ func (e *engine) admit(impl, key string) (ik string, ok bool) {
 	return ik, true
 }
 
-// sameFailure returns the verdict of vs that fails with key, nil if none.
-func sameFailure(vs []verdict, key string) *verdict {
+// sameFailure returns the verdict of vs that fails as v does, nil if none:
+// with v's key, or with the same bug at level must. So shrinking may drop
+// what made v's check a may or a should (a must found that way is
+// reported as one), never what made it a must.
+func sameFailure(vs []verdict, v *verdict) *verdict {
+	var same *verdict
 	for i := range vs {
-		if vs[i].failed() && vs[i].key == key {
-			return &vs[i]
+		w := &vs[i]
+		switch {
+		case !w.failed() || w.bug != v.bug:
+		case w.level == check.Must:
+			return w
+		case w.key == v.key && same == nil:
+			same = w
 		}
 	}
-	return nil
+	return same
 }
 
 // diverged records that it failed v on ir, and shrinks it when its kind of
@@ -629,27 +639,29 @@ func (e *engine) diverged(ctx context.Context, ir *implRun, it *item, v *verdict
 	if !ok {
 		return
 	}
-	same := func(vs []verdict) *verdict { return sameFailure(vs, v.key) }
+	same := func(vs []verdict) *verdict { return sameFailure(vs, v) }
 	f := &Finding{
 		Impls: []string{ir.sum.Name}, Target: it.t.Name, Name: it.name, Index: it.index, Input: it.input, Vector: it.vec,
 		key: ik,
 	}
 	f.take(v)
+	key := v.key // the key of the failure reported
 	var j, rerun *item
 	if ctx.Err() == nil {
 		f.Input, j, rerun = e.shrink(ctx, it, []*implRun{ir}, func(j *item) bool { return same(j.res[0]) != nil })
 	}
 	switch {
 	case j != nil:
-		f.Name, f.Vector = j.name, j.vec
-		f.take(same(j.res[0]))
+		w := same(j.res[0])
+		f.Name, f.Vector, key = j.name, j.vec, w.key
+		f.take(w)
 	case ctx.Err() != nil || rerun == nil || !rerun.judged || slices.ContainsFunc(rerun.res[0], func(r verdict) bool { return r.notRun }):
 		// Not sent again: kept as it was found.
 		f.Input = it.input
 	default:
 		f.Input, f.Flaky, f.Rerun = it.input, true, rerunText(rerun.res[0])
 	}
-	sig := v.key + " | " + Skeleton(f.Input)
+	sig := key + " | " + Skeleton(f.Input)
 	if f.Flaky {
 		sig += " | flaky"
 	}

@@ -256,9 +256,10 @@ func (e *engine) liveDiverged(ctx context.Context, li *liveImpl, it *item, v *ve
 	if !ok {
 		return
 	}
-	same := func(vs []verdict) *verdict { return sameFailure(vs, v.key) }
+	same := func(vs []verdict) *verdict { return sameFailure(vs, v) }
 	f := &Finding{Impls: []string{li.sum.Name}, Target: it.t.Name, Name: it.name, Index: it.index, Input: it.input, Vector: it.vec, key: ik}
 	f.take(v)
+	key := v.key // the key of the failure reported
 	var rerun []verdict
 	if ctx.Err() == nil {
 		rerun = e.liveRun(ctx, li, it)
@@ -277,10 +278,10 @@ func (e *engine) liveDiverged(ctx context.Context, li *liveImpl, it *item, v *ve
 			}
 			return w != nil
 		})
-		f.Input, f.Name, f.Vector = best.input, best.name, best.vec
+		f.Input, f.Name, f.Vector, key = best.input, best.name, best.vec, bv.key
 		f.take(&bv)
 	}
-	sig := v.key + " | " + Skeleton(f.Input)
+	sig := key + " | " + Skeleton(f.Input)
 	if f.Flaky {
 		sig += " | flaky"
 	}

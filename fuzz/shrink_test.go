@@ -157,3 +157,45 @@ func TestSignatures(t *testing.T) {
 		}
 	}
 }
+
+// TestSameFailureAtMust: a shrunk candidate fails as its input did when it
+// fails with the same key, or the same bug at level must; never weaker. A
+// jcs vector is a may when its input has a number beyond 2^53, so a
+// key-order bug first met in {"toJSON":0,"":1e16} must shrink to
+// {"toJSON":0,"":0}, a must.
+func TestSameFailureAtMust(t *testing.T) {
+	res := func(level check.Level, reason string) check.Result {
+		return check.Result{ID: "jcs/fuzz/fuzz-000000000001", Level: level, Status: check.Fail, Reason: reason, Expected: `{"":0}`, Actual: `{"b":0}`}
+	}
+	judge := func(r check.Result) verdict { return verdictOf("canonical", "fuzz-000000000001", &r) }
+	order, escape := "canonical text differs at byte 2", "accepted an input that RFC 8785 requires to be rejected"
+	for _, tc := range []struct {
+		name      string
+		found     check.Result
+		candidate []check.Result
+		want      int // index of the verdict taken; -1 none
+	}{
+		{"same key", res(check.May, order), []check.Result{res(check.May, order)}, 0},
+		{"may to must", res(check.May, order), []check.Result{res(check.May, escape), res(check.Must, order)}, 1},
+		{"must preferred", res(check.May, order), []check.Result{res(check.May, order), res(check.Must, order)}, 1},
+		{"should to must", res(check.Should, order), []check.Result{res(check.Must, order)}, 0},
+		{"must to may", res(check.Must, order), []check.Result{res(check.May, order)}, -1},
+		{"may to should", res(check.May, order), []check.Result{res(check.Should, order)}, -1},
+		{"another bug at must", res(check.May, order), []check.Result{res(check.Must, escape)}, -1},
+		{"passed", res(check.May, order), []check.Result{{ID: "jcs/fuzz/fuzz-000000000001", Level: check.Must, Status: check.Pass}}, -1},
+	} {
+		v := judge(tc.found)
+		var vs []verdict
+		for _, c := range tc.candidate {
+			vs = append(vs, judge(c))
+		}
+		got := sameFailure(vs, &v)
+		want := (*verdict)(nil)
+		if tc.want >= 0 {
+			want = &vs[tc.want]
+		}
+		if got != want {
+			t.Errorf("%s: took %v, want %v", tc.name, got, want)
+		}
+	}
+}
