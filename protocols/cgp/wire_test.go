@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -187,5 +188,36 @@ func TestReadsAsSerde(t *testing.T) {
 		} else if string(got) != rec.Serde {
 			t.Errorf("%s: written back as\n%s\nserde wrote\n%s", rec.Line, got, rec.Serde)
 		}
+	}
+}
+
+// TestWireTypesNameEveryField: serdeMembers drops a member that names no
+// field of a wire type as jsonFieldsOf lists them, so every field of every
+// type an envelope reaches must be named by a json tag, none embedded
+// (encoding/json would flatten an embedded struct's fields into its
+// parent, where jsonFieldsOf does not look).
+func TestWireTypesNameEveryField(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Map {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || seen[typ] {
+			return
+		}
+		seen[typ] = true
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous || name == "" || name == "-" || !f.IsExported() {
+				t.Errorf("%s.%s: embedded, unexported or without a json name", typ, f.Name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeFor[Envelope]())
+	if len(seen) < 10 {
+		t.Errorf("walked %d struct types; the envelope reaches more", len(seen))
 	}
 }
