@@ -332,6 +332,17 @@ func decodeEnvelope(data []byte) (*Envelope, canon.Value, error) {
 	if err := json.Unmarshal([]byte(v.String()), &env); err != nil {
 		return nil, v, fmt.Errorf("%s envelope: %v", typ.Str, err)
 	}
+	if env.Response != nil {
+		// A verdict's status is its internal tag: serde reads one of the
+		// four variants, or refuses the line.
+		for i, vd := range env.Response.Verdicts {
+			switch vd.Status {
+			case StatusValid, StatusStale, StatusGone, StatusUnknown:
+			default:
+				return nil, v, fmt.Errorf("envelope.response.verdicts[%d].status is %q, none of valid, stale, gone and unknown", i, vd.Status)
+			}
+		}
+	}
 	return &env, v, nil
 }
 
@@ -341,8 +352,10 @@ func decodeEnvelope(data []byte) (*Envelope, canon.Value, error) {
 // dropped (an unknown member, U1, or a field's name in another case beside
 // the field itself); a field's name in another case without the field is
 // an error, since encoding/json would read it as the field (serde finds
-// the field missing, an error unless it is optional). Inside a value of no
-// wire type (json.RawMessage) a name may not repeat.
+// the field missing, an error unless it is optional). A null element of
+// an array is an error unless the element type is a pointer (an Option:
+// serde reads null as nothing else). Inside a value of no wire type
+// (json.RawMessage) a name may not repeat.
 func serdeMembers(v canon.Value, t reflect.Type, path string) (canon.Value, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -353,6 +366,11 @@ func serdeMembers(v canon.Value, t reflect.Type, path string) (canon.Value, erro
 	case t.Kind() == reflect.Slice && v.Kind == canon.Array:
 		elems := make([]canon.Value, len(v.Elems))
 		for i, e := range v.Elems {
+			if e.Kind == canon.Null && t.Elem().Kind() != reflect.Pointer {
+				// encoding/json leaves the zero value (0 in an embedding);
+				// serde reads null only where the type is an Option.
+				return v, fmt.Errorf("%s[%d] is null, which is no %s", path, i, t.Elem().Kind())
+			}
 			x, err := serdeMembers(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
 			if err != nil {
 				return v, err

@@ -15,7 +15,49 @@ enum Envelope {
     Frames {
         result: FramesResult,
     },
+    Verified {
+        response: VerifyResponse,
+    },
     Shutdown,
+}
+
+#[derive(Serialize, Deserialize)]
+struct VerifyResponse {
+    verdicts: Vec<Verdict>,
+}
+
+// A verdict: the frame, then its status, the internal tag of what follows.
+#[derive(Serialize, Deserialize)]
+struct Verdict {
+    frame: FrameId,
+    #[serde(flatten)]
+    status: Status,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+enum Status {
+    Valid,
+    Stale {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replacement_digest: Option<String>,
+    },
+    Gone,
+    Unknown,
+}
+
+#[derive(Serialize, Deserialize)]
+struct FrameId {
+    provider_id: String,
+    frame_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    content_digest: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Embedding {
+    fingerprint: String,
+    vector: Vec<f32>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -31,6 +73,8 @@ struct Frame {
     title: String,
     score: f32,
     token_cost: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    embedding: Option<Embedding>,
 }
 
 #[derive(Serialize)]
