@@ -315,6 +315,7 @@ func decodeEnvelope(data []byte) (*Envelope, canon.Value, error) {
 	if v.HoldsLoneSurrogate() {
 		return nil, v, fmt.Errorf("a string or member name holds a lone surrogate escape, which is no Unicode text")
 	}
+	v = ownMembers(v)
 	if v, err = serdeMembers(v, reflect.TypeFor[Envelope](), "envelope"); err != nil {
 		return nil, v, err
 	}
@@ -344,6 +345,45 @@ func decodeEnvelope(data []byte) (*Envelope, canon.Value, error) {
 		}
 	}
 	return &env, v, nil
+}
+
+// variantMembers are the members each type of envelope has besides type
+// (notes/cgp.md §1.3): Envelope is one struct for the eight, where serde's
+// is a tagged enum whose variants know only their own. verify and verified
+// keep an id: SPEC §9 correlates them by id, though the draft's Rust type
+// has none.
+var variantMembers = map[string][]string{
+	TypeHandshake:    {"protocol_version"},
+	TypeHandshakeAck: {"protocol_version", "provider", "capabilities", "attester_keys"},
+	TypeQuery:        {"query", "id"},
+	TypeFrames:       {"result", "id"},
+	TypeVerify:       {"request", "id"},
+	TypeVerified:     {"response", "id"},
+	TypeShutdown:     {},
+	TypeError:        {"message", "code", "id"},
+}
+
+// ownMembers drops from an envelope v of one of the eight types the
+// members its variant does not have, in any case: serde ignores them, as
+// unknown, where Envelope would read them (an error's query, a shutdown's
+// id). An envelope of another type keeps them all.
+func ownMembers(v canon.Value) canon.Value {
+	typ, _ := v.Lookup("type")
+	own, ok := variantMembers[typ.Str]
+	if v.Kind != canon.Object || typ.Kind != canon.String || !ok {
+		return v
+	}
+	kept := make([]canon.Member, 0, len(v.Members))
+	for _, m := range v.Members {
+		other := slices.ContainsFunc(jsonFieldsOf(reflect.TypeFor[Envelope]()), func(f jsonField) bool {
+			return f.name != "type" && strings.EqualFold(f.name, m.Key) && !slices.Contains(own, f.name)
+		})
+		if !other {
+			kept = append(kept, m)
+		}
+	}
+	v.Members = kept
+	return v
 }
 
 // serdeMembers reads v as serde reads a value of the wire type t, and

@@ -9,10 +9,15 @@ enum Envelope {
     // As upstream's reference vectors write it: code before message.
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         code: Option<String>,
         message: String,
     },
+    // As upstream's reference vectors write it: id before result.
     Frames {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
         result: FramesResult,
     },
     Verified {
