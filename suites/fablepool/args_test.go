@@ -121,3 +121,34 @@ func TestArgsReadOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftOpenIsNotJudged: an op that turns on a point the profile leaves
+// open (ts written -0, v beyond 2^53−1) makes no fuzz vector, whatever
+// the built-in answers: an independent Python adapter that refuses ts -0,
+// as the docs allow, failed at must on such vectors.
+func TestLeftOpenIsNotJudged(t *testing.T) {
+	for _, tc := range []struct {
+		op   string
+		want bool
+	}{
+		{`{"v":1,"ts":-0}`, true},
+		{`{"v":9007199254740993,"ts":0}`, true},
+		{`{"v":-9007199254740992,"ts":0}`, true},
+		{`{"v":9007199254740991,"ts":0}`, false},
+		{`{"v":1,"ts":0}`, false},
+		{`{"v":1e400,"ts":0}`, false},
+		{`{"v":1,"ts":-1}`, false},
+	} {
+		v, err := canon.Parse([]byte(tc.op), canon.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := leftOpen(v); got != tc.want {
+			t.Errorf("leftOpen(%s) = %v, want %v", tc.op, got, tc.want)
+		}
+	}
+	input := `{"type":"n","payload":{},"prev":[],"mutations":[{"op":"set","path":"ts","value":-0}]}`
+	if _, ok := opVector("fuzz-000000000001", []byte(input)); ok {
+		t.Errorf("%s made a vector", input)
+	}
+}
