@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -245,6 +246,45 @@ func TestDecodeJSON(t *testing.T) {
 	} {
 		if err := DecodeJSON([]byte(tt.in), &v); (err != nil) != tt.wantErr {
 			t.Errorf("DecodeJSON(%s) = %v", tt.in, err)
+		}
+	}
+}
+
+// TestDecodeJSONLoneSurrogates: a lone surrogate escape where Go's decoder
+// would read U+FFFD is an error naming where; in a json.RawMessage, which
+// keeps the bytes, it is left to the suite.
+func TestDecodeJSONLoneSurrogates(t *testing.T) {
+	type vector struct {
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+		Text  *string         `json:"input_text"`
+		Tags  []string        `json:"tags"`
+		Meta  map[string]any  `json:"meta"`
+		Any   any             `json:"any"`
+	}
+	type doc struct {
+		Vectors []vector `json:"vectors"`
+	}
+	for _, tc := range []struct {
+		in, want string // want: "" for no error, else the pointer the error names
+	}{
+		{`{"vectors":[{"name":"a","input":["\ud800"]}]}`, ""},
+		{`{"vectors":[{"name":"a","input_text":"\"\ud83d\ude00\""}]}`, ""},
+		{`{"vectors":[{"name":"a"},{"name":"b","input_text":"\"\ud800\""}]}`, "/vectors/1/input_text"},
+		{`{"vectors":[{"name":"\udc00"}]}`, "/vectors/0/name"},
+		{`{"vectors":[{"name":"a","tags":["x","\ud800"]}]}`, "/vectors/0/tags/1"},
+		{`{"vectors":[{"name":"a","meta":{"\ud800":1}}]}`, "/vectors/0/meta/\xed\xa0\x80"},
+		{`{"vectors":[{"name":"a","meta":{"k":["\ud800"]}}]}`, "/vectors/0/meta/k"},
+		{`{"vectors":[{"name":"a","any":{"k":"\ud800"}}]}`, "/vectors/0/any"},
+		{`{"vectors":[{"NAME":"\ud800"}]}`, "/vectors/0/NAME"},
+	} {
+		var d doc
+		err := DecodeJSON([]byte(tc.in), &d)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.in, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), "at "+tc.want+":")):
+			t.Errorf("%s: err %v, want one at %s", tc.in, err, tc.want)
 		}
 	}
 }
