@@ -146,6 +146,15 @@ func (v Value) Lookup(key string) (Value, bool) {
 	return Value{}, false
 }
 
+// PointerToken is s as one token of an RFC 6901 JSON Pointer: ~ written
+// ~0 and / written ~1.
+func PointerToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
 // At returns the value the RFC 6901 JSON Pointer ptr names in v ("" is v
 // itself), and whether there is one: a member by its name (~1 for /, ~0
 // for ~), an element by its index written without leading zeros.

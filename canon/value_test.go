@@ -57,3 +57,18 @@ func TestAt(t *testing.T) {
 		}
 	}
 }
+
+// TestPointerToken: a member name escaped as a token is found again by At.
+func TestPointerToken(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"a", "a"}, {"a/b", "a~1b"}, {"m~n", "m~0n"}, {"~/", "~0~1"}, {"~1", "~01"}, {"", ""},
+	} {
+		if got := PointerToken(tc.name); got != tc.want {
+			t.Errorf("PointerToken(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+		v := Value{Kind: Object, Members: []Member{{Key: tc.name, Value: Value{Kind: Number, Num: "7"}}}}
+		if x, ok := v.At("/" + PointerToken(tc.name)); !ok || x.Num != "7" {
+			t.Errorf("At(/%s) found %v, %v", PointerToken(tc.name), x, ok)
+		}
+	}
+}

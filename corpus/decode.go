@@ -59,7 +59,7 @@ func replaced(v canon.Value, t reflect.Type, ptr string) (string, bool) {
 			if !ok {
 				continue // an unknown member is an error of its own
 			}
-			if p, ok := replaced(m.Value, f.Type, ptr+"/"+escapePointer(m.Key)); ok {
+			if p, ok := replaced(m.Value, f.Type, ptr+"/"+canon.PointerToken(m.Key)); ok {
 				return p, true
 			}
 		}
@@ -73,7 +73,7 @@ func replaced(v canon.Value, t reflect.Type, ptr string) (string, bool) {
 		return "", false
 	case t != nil && t.Kind() == reflect.Map && v.Kind == canon.Object:
 		for _, m := range v.Members {
-			mp := ptr + "/" + escapePointer(m.Key)
+			mp := ptr + "/" + canon.PointerToken(m.Key)
 			if canon.HasLoneSurrogate(m.Key) {
 				return mp, true
 			}
@@ -113,11 +113,6 @@ func fieldOf(t reflect.Type, key string) (reflect.StructField, bool) {
 		}
 	}
 	return folded, found
-}
-
-// escapePointer escapes a member name as a JSON Pointer token (RFC 6901).
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // lineCol renders a byte offset as line:column, both from 1.

@@ -484,8 +484,8 @@ type verdict struct {
 	outcome string // a passed may check's chosen outcome
 	notRun  bool
 	reason  string // cut to MaxReason bytes
-	key     string // the failure key (preKey) of a fail or an error
-	bug     string // the key without the level (bugOf)
+	key     string // the failure key of a fail or an error (failureKeys)
+	bug     string // the key without the level
 	// expected and actual, cut as check.Clip cuts them, are for the summary.
 	expected, actual string
 	sum              [sha256.Size]byte // the SHA-256 of the whole actual answer
@@ -506,7 +506,7 @@ func (v *verdict) failed() bool {
 func verdictOf(target, name string, r *check.Result) verdict {
 	v := verdict{id: r.ID, status: r.Status, level: r.Level, outcome: r.Outcome, notRun: r.NotRun()}
 	if v.failed() {
-		v.key, v.bug = preKey(target, name, *r), bugOf(target, name, *r)
+		v.key, v.bug = failureKeys(target, name, *r)
 		v.expected, v.actual = check.Clip(r.Expected), check.Clip(r.Actual)
 		v.sum = sha256.Sum256([]byte(r.Actual))
 	}

@@ -143,20 +143,19 @@ func tokenAt(text []byte, off int) string {
 	return "end"
 }
 
-// preKey says what went wrong, without the input: the target, which check
-// of the vector, its level and status, the reason's class and the diff's.
-// Shrinking keeps a candidate only if it fails with the same key, or the
-// same at level must (bugOf).
-func preKey(target, name string, r check.Result) string {
-	return strings.Join([]string{target, kindOf(r.ID, name), string(r.Level), string(r.Status), reasonClass(strings.ReplaceAll(r.Reason, name, "*")), diffClass(r)}, " | ")
-}
-
-// bugOf is preKey without the level: what went wrong, whatever the rules
-// made of the input. A vector's level comes from its input (a number
-// beyond 2^53 makes a jcs vector a may), so a bug first met in a may
-// vector is the same bug in a must one.
-func bugOf(target, name string, r check.Result) string {
-	return strings.Join([]string{target, kindOf(r.ID, name), string(r.Status), reasonClass(strings.ReplaceAll(r.Reason, name, "*")), diffClass(r)}, " | ")
+// failureKeys says what went wrong, without the input. key is the target,
+// which check of the vector, its level and status, the reason's class and
+// the diff's; bug is the same without the level: what went wrong, whatever
+// the rules made of the input. A vector's level comes from its input (a
+// number beyond 2^53 makes a jcs vector a may), so a bug first met in a
+// may vector is the same bug in a must one. Shrinking keeps a candidate
+// only if it fails with the same key, or the same bug at level must.
+func failureKeys(target, name string, r check.Result) (key, bug string) {
+	kind, status := kindOf(r.ID, name), string(r.Status)
+	reason, diff := reasonClass(strings.ReplaceAll(r.Reason, name, "*")), diffClass(r)
+	key = strings.Join([]string{target, kind, string(r.Level), status, reason, diff}, " | ")
+	bug = strings.Join([]string{target, kind, status, reason, diff}, " | ")
+	return key, bug
 }
 
 // maxSkeleton bounds a skeleton's length.

@@ -22,7 +22,7 @@ func (c *Compiler) checkSchema(d *document, v canon.Value, ptr string) error {
 		return fail(ptr, "a schema must be an object or a boolean, not "+kindName(v))
 	}
 	for _, m := range v.Members {
-		p := ptr + "/" + escape(m.Key)
+		p := ptr + "/" + canon.PointerToken(m.Key)
 		x := m.Value
 		var msg string
 		switch m.Key {
@@ -87,17 +87,17 @@ func (c *Compiler) checkSchema(d *document, v canon.Value, ptr string) error {
 			for _, mm := range x.Members {
 				if m.Key == "patternProperties" {
 					if _, err := c.regexp(mm.Key); err != nil {
-						return fail(p+"/"+escape(mm.Key), "the name is not an ECMA-262 regular expression: "+err.Error())
+						return fail(p+"/"+canon.PointerToken(mm.Key), "the name is not an ECMA-262 regular expression: "+err.Error())
 					}
 				}
-				if err := c.checkSchema(d, mm.Value, p+"/"+escape(mm.Key)); err != nil {
+				if err := c.checkSchema(d, mm.Value, p+"/"+canon.PointerToken(mm.Key)); err != nil {
 					return err
 				}
 			}
 		case "dependencies":
 			msg = want(x, canon.Object)
 			for _, mm := range x.Members {
-				pp := p + "/" + escape(mm.Key)
+				pp := p + "/" + canon.PointerToken(mm.Key)
 				if mm.Value.Kind == canon.Array {
 					if msg := stringSet(mm.Value); msg != "" {
 						return fail(pp, msg)

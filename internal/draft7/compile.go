@@ -148,7 +148,7 @@ func eachSubschema(v canon.Value, ptr string, f func(canon.Value, string)) {
 		}
 	}
 	for _, m := range v.Members {
-		p := ptr + "/" + escape(m.Key)
+		p := ptr + "/" + canon.PointerToken(m.Key)
 		switch m.Key {
 		case "additionalItems", "additionalProperties", "contains", "propertyNames", "if", "then", "else", "not":
 			visit(m.Value, p)
@@ -169,7 +169,7 @@ func eachSubschema(v canon.Value, ptr string, f func(canon.Value, string)) {
 		case "definitions", "properties", "patternProperties", "dependencies":
 			if m.Value.Kind == canon.Object {
 				for _, mm := range m.Value.Members {
-					visit(mm.Value, p+"/"+escape(mm.Key))
+					visit(mm.Value, p+"/"+canon.PointerToken(mm.Key))
 				}
 			}
 		}
@@ -266,7 +266,7 @@ func (c *Compiler) fill(s *Schema, added *[]location) error {
 		return nil
 	}
 	sub := func(key string) (*Schema, error) {
-		return c.node(location{d, s.ptr + "/" + escape(key)}, added)
+		return c.node(location{d, s.ptr + "/" + canon.PointerToken(key)}, added)
 	}
 	subAt := func(p string) (*Schema, error) { return c.node(location{d, p}, added) }
 	if ref, ok := v.Lookup("$ref"); ok {
@@ -277,7 +277,7 @@ func (c *Compiler) fill(s *Schema, added *[]location) error {
 	s.minProps, s.maxProps, s.minItems, s.maxItems, s.minLen, s.maxLen = -1, -1, -1, -1, -1, -1
 	var err error
 	for _, m := range v.Members {
-		p := s.ptr + "/" + escape(m.Key)
+		p := s.ptr + "/" + canon.PointerToken(m.Key)
 		x := m.Value
 		switch m.Key {
 		case "type":
@@ -334,7 +334,7 @@ func (c *Compiler) fill(s *Schema, added *[]location) error {
 		case "properties":
 			s.props = make(map[string]*Schema, len(x.Members))
 			for _, mm := range x.Members {
-				if s.props[mm.Key], err = subAt(p + "/" + escape(mm.Key)); err != nil {
+				if s.props[mm.Key], err = subAt(p + "/" + canon.PointerToken(mm.Key)); err != nil {
 					return err
 				}
 			}
@@ -344,7 +344,7 @@ func (c *Compiler) fill(s *Schema, added *[]location) error {
 				if pp.re, err = c.regexp(mm.Key); err != nil {
 					return err
 				}
-				if pp.schema, err = subAt(p + "/" + escape(mm.Key)); err != nil {
+				if pp.schema, err = subAt(p + "/" + canon.PointerToken(mm.Key)); err != nil {
 					return err
 				}
 				s.patternProps = append(s.patternProps, pp)
@@ -364,7 +364,7 @@ func (c *Compiler) fill(s *Schema, added *[]location) error {
 					for _, e := range mm.Value.Elems {
 						dep.required = append(dep.required, e.Str)
 					}
-				} else if dep.schema, err = subAt(p + "/" + escape(mm.Key)); err != nil {
+				} else if dep.schema, err = subAt(p + "/" + canon.PointerToken(mm.Key)); err != nil {
 					return err
 				}
 				s.deps = append(s.deps, dep)
@@ -585,12 +585,6 @@ func numberValue(x canon.Value) *decimal {
 }
 
 // escape encodes a JSON pointer token.
-func escape(tok string) string {
-	if !strings.ContainsAny(tok, "~/") {
-		return tok
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-}
 
 // valueAt returns the value at the canonical pointer ptr under v.
 func valueAt(v canon.Value, ptr string) (canon.Value, bool) {
@@ -647,7 +641,7 @@ func walkPointer(v canon.Value, ptr string) (string, canon.Value, bool) {
 			return "", canon.Value{}, false
 		}
 		b.WriteByte('/')
-		b.WriteString(escape(t))
+		b.WriteString(canon.PointerToken(t))
 	}
 	return b.String(), v, true
 }

@@ -113,7 +113,7 @@ func (vd *validation) pointer() string {
 	var b strings.Builder
 	for _, t := range vd.path {
 		b.WriteByte('/')
-		b.WriteString(escape(t))
+		b.WriteString(canon.PointerToken(t))
 	}
 	return b.String()
 }

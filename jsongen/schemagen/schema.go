@@ -147,10 +147,6 @@ type builder struct {
 	err     error
 }
 
-func escapeToken(t string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-}
-
 func (b *builder) build(d *document, v canon.Value, ptr string) *node {
 	if n, ok := d.nodes[ptr]; ok {
 		return n
@@ -213,7 +209,7 @@ func (b *builder) build(d *document, v canon.Value, ptr string) *node {
 			n.cnst = &c
 		case "properties":
 			for _, p := range x.Members {
-				n.props = append(n.props, prop{p.Key, b.build(d, p.Value, ptr+"/properties/"+escapeToken(p.Key))})
+				n.props = append(n.props, prop{p.Key, b.build(d, p.Value, ptr+"/properties/"+canon.PointerToken(p.Key))})
 			}
 		case "required":
 			for _, e := range x.Elems {
@@ -232,7 +228,7 @@ func (b *builder) build(d *document, v canon.Value, ptr string) *node {
 					b.fail(d, ptr, err)
 					continue
 				}
-				n.patProps = append(n.patProps, patProp{pt, b.build(d, p.Value, ptr+"/patternProperties/"+escapeToken(p.Key))})
+				n.patProps = append(n.patProps, patProp{pt, b.build(d, p.Value, ptr+"/patternProperties/"+canon.PointerToken(p.Key))})
 			}
 		case "propertyNames":
 			n.propNames = sub(m.Key, x)

@@ -373,9 +373,10 @@ func ownMembers(v canon.Value) canon.Value {
 	if v.Kind != canon.Object || typ.Kind != canon.String || !ok {
 		return v
 	}
+	fields := jsonFieldsOf(reflect.TypeFor[Envelope]())
 	kept := make([]canon.Member, 0, len(v.Members))
 	for _, m := range v.Members {
-		other := slices.ContainsFunc(jsonFieldsOf(reflect.TypeFor[Envelope]()), func(f jsonField) bool {
+		other := slices.ContainsFunc(fields, func(f jsonField) bool {
 			return f.name != "type" && strings.EqualFold(f.name, m.Key) && !slices.Contains(own, f.name)
 		})
 		if !other {

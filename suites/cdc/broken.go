@@ -415,7 +415,7 @@ func undeclaredDeep(v canon.Value, names map[string]bool) (string, bool) {
 		}
 		for i := len(it.v.Members) - 1; i >= 0; i-- {
 			m := it.v.Members[i]
-			stack = append(stack, item{m.Value, it.path + "/" + pointerToken(m.Key), it.depth + 1})
+			stack = append(stack, item{m.Value, it.path + "/" + canon.PointerToken(m.Key), it.depth + 1})
 		}
 	}
 	return "", false

@@ -422,7 +422,7 @@ func diffJS(a, b *canon.Value, ptr string) string {
 			if am[i].Key != bm[i].Key {
 				return at("member %s in the export where the corpus has %s", strconv.Quote(am[i].Key), strconv.Quote(bm[i].Key))
 			}
-			if d := diffJS(&am[i].Value, &bm[i].Value, ptr+"/"+pointerToken(am[i].Key)); d != "" {
+			if d := diffJS(&am[i].Value, &bm[i].Value, ptr+"/"+canon.PointerToken(am[i].Key)); d != "" {
 				return d
 			}
 		}
@@ -434,10 +434,6 @@ func diffJS(a, b *canon.Value, ptr string) string {
 		}
 	}
 	return ""
-}
-
-func pointerToken(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 // appendJS appends v as JSON.stringify(v, null, gap) writes it, at the

@@ -84,7 +84,7 @@ func tamperOf(r *rand.Rand, lease canon.Value) string {
 		case canon.Object:
 			objs = append(objs, path)
 			for _, mem := range v.Members {
-				p := path + "/" + pointerToken(mem.Key)
+				p := path + "/" + canon.PointerToken(mem.Key)
 				if depth == 0 && mem.Key != "signature" {
 					members = append(members, p)
 				}

@@ -30,11 +30,12 @@ const (
 var Rules = []string{"F1", "F2", cgp.RuleCitation, "P1", "P2", "P3", "P4", "F4", "Q2", "D1", "F5", "G1", "G2", "F6", RuleTokenCost, RuleShape}
 
 // DecodeFrame reads a frame as the reference host reads a served one: the
-// wire type cgp.ContextFrame, through cgp.DecodeEnvelope (unknown members
-// ignored, duplicate and case-folded member names and lone surrogate
-// escapes refused, a member of the wrong type an error), then cgp.CheckFrameMembers (a required member, at
-// any level, missing or null). It is an error for a frame that is not an
-// object.
+// wire type cgp.ContextFrame, through cgp.DecodeEnvelope, which reads as
+// serde does (unknown members ignored, repeated or not; a field twice, a
+// field's name in another case without the field, a lone surrogate escape
+// and a member of the wrong type refused), then cgp.CheckFrameMembers (a
+// required member, at any level, missing or null). It is an error for a
+// frame that is not an object.
 func DecodeFrame(v canon.Value) (*cgp.ContextFrame, error) {
 	f, err := decodeFrame(v)
 	if err != nil {

@@ -128,13 +128,12 @@ func jsonString(s string) json.RawMessage {
 
 // Handle performs one op.
 func (h *Handler) Handle(ctx context.Context, op string, raw []byte) (json.RawMessage, *adapter.Error) {
-	opts := h.argsOptions()
 	// Args that a strict parse reads, with exactly the member names args
 	// has and strings where it holds strings, read as encoding/json reads
 	// them: one parse serves both. Others (names in another case, a
 	// number for a string, text that is not UTF-8, duplicates) are read
 	// by encoding/json, as they always were.
-	fast := opts
+	fast := h.argsOptions()
 	fast.MaxDepth = fastArgsDepth
 	if rawArgs, err := canon.Parse(raw, fast); err == nil {
 		if a, ok := argsOf(rawArgs); ok {
